@@ -1,0 +1,805 @@
+/* analyze.c - the verdict: first failing rank, kind, owner, phase, hang.
+ * See analyze.h and docs/internals.md. */
+#include "analyze.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strutil.h"
+#include "util/timeutil.h"
+
+enum {
+    SKEW_MS = 2000,            /* clocks of different hosts may differ this much */
+    HW_WINDOW_MS = 300000,     /* a hardware fault this close explains a CUDA error */
+    SAVE_NEAR_LINES = 50,      /* a save line this close above a hang implicates the save */
+    MAX_RANK_ROWS = 1 << 20
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static const cp_rule *rule_of(const cp_incident *inc, const cp_event *e)
+{
+    return e->rule == CP_RULE_STACK ? NULL : &inc->cat->rules[e->rule];
+}
+
+static cp_role role_of(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    return r ? r->role : CP_ROLE_NONE;
+}
+
+static int weight_of(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    return r ? r->weight : 0;
+}
+
+static int event_rank(const cp_incident *inc, const cp_event *e)
+{
+    if (e->origin.rank >= 0)
+        return e->origin.rank;
+    return e->writer >= 0 ? inc->writers[e->writer].rank : -1;
+}
+
+static bool timed(const cp_time *t)
+{
+    return t->kind == CP_TS_ABS;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void note(cp_diagnosis *d, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **p = realloc(d->notes, (d->n_notes + 1) * sizeof *p);
+    if (!p)
+        return;
+    d->notes = p;
+    if ((p[d->n_notes] = cp_strdup(buf)))
+        d->n_notes++;
+}
+
+static char *format_time(const cp_time *t)
+{
+    if (!timed(t))
+        return NULL;
+    char buf[40];
+    cp_format_ms(t->ms, buf, sizeof buf);
+    return cp_strdup(buf);
+}
+
+/* ---- time ----------------------------------------------------------------- */
+
+/* glog and syslog times have no year: borrow the incident's. Boot-relative
+ * kernel times cannot be ordered against wall clocks without a boot time,
+ * so they do not take part in ordering. */
+static void normalize_one(cp_time *t, int64_t year_start)
+{
+    if (t->kind == CP_TS_NOYEAR) {
+        t->ms += year_start;
+        t->kind = CP_TS_ABS;
+    } else if (t->kind == CP_TS_BOOT) {
+        t->kind = CP_TS_NONE;
+    }
+}
+
+static int64_t incident_year(const cp_incident *inc)
+{
+    int64_t latest = INT64_MIN;
+    for (size_t i = 0; i < inc->n_events; i++)
+        if (inc->events[i].origin.time.kind == CP_TS_ABS && inc->events[i].origin.time.ms > latest)
+            latest = inc->events[i].origin.time.ms;
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].last_time.kind == CP_TS_ABS && inc->writers[i].last_time.ms > latest)
+            latest = inc->writers[i].last_time.ms;
+    return latest == INT64_MIN ? 1970 : cp_year_of_ms(latest);
+}
+
+static void normalize_times(cp_incident *inc)
+{
+    int64_t ys = cp_year_start_ms(incident_year(inc));
+    for (size_t i = 0; i < inc->n_events; i++)
+        normalize_one(&inc->events[i].origin.time, ys);
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        cp_writer *w = &inc->writers[i];
+        normalize_one(&w->first_time, ys);
+        normalize_one(&w->last_time, ys);
+        normalize_one(&w->last_step_time, ys);
+        normalize_one(&w->phase_time, ys);
+    }
+    for (size_t i = 0; i < inc->n_table; i++)
+        normalize_one(&inc->table[i].time, ys);
+}
+
+/* ---- frames: owner and phase ------------------------------------------- */
+
+static bool library_path(const char *file)
+{
+    static const char *const markers[] = {
+        "site-packages/", "dist-packages/", "/lib/python3", "/lib64/python3", "<frozen",
+        "/torch/", "/deepspeed/", "/transformers/", "/accelerate/", "/megatron/core/",
+    };
+    if (!file)
+        return true;
+    for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++)
+        if (strstr(file, markers[i]))
+            return true;
+    return false;
+}
+
+/* The innermost Python frame decides: the user's own file means their code
+ * raised; a library file means the framework did, unless a user frame sits
+ * right above it and passed the bad input (then it is still the user's). */
+static cp_owner owner_from_frames(const cp_event *e)
+{
+    for (size_t i = e->n_frames; i-- > 0;) {
+        const char *f = e->frames[i].file;
+        if (!f || !strstr(f, ".py"))
+            continue;
+        return library_path(f) ? CP_OWNER_FRAMEWORK : CP_OWNER_USER_CODE;
+    }
+    return CP_OWNER_UNKNOWN;
+}
+
+static cp_phase phase_from_frames(const cp_incident *inc, const cp_event *e)
+{
+    int best_w = -1;
+    cp_phase best = CP_PHASE_NONE;
+    for (size_t i = 0; i < e->n_frames; i++) {
+        uint32_t pr = e->frames[i].phase_rule;
+        if (pr == UINT32_MAX)
+            continue;
+        const cp_rule *r = &inc->cat->rules[pr];
+        /* inner frames win ties: they are closer to what failed */
+        if (r->weight >= best_w) {
+            best_w = r->weight;
+            best = r->phase;
+        }
+    }
+    return best;
+}
+
+static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    cp_phase p = phase_from_frames(inc, e);
+    if (p != CP_PHASE_NONE)
+        return p;
+    if (r && r->phase != CP_PHASE_NONE)
+        return r->phase;
+    if (e->writer >= 0) {
+        const cp_writer *w = &inc->writers[e->writer];
+        if (w->phase != CP_PHASE_NONE && w->phase_state != CP_STATE_END)
+            return w->phase;
+    }
+    return CP_PHASE_UNKNOWN;
+}
+
+/* Rule phase hints that name a specific operation beat frame hints only
+ * when the frames say nothing. */
+static cp_owner owner_of_event(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    if (r && r->owner != CP_OWNER_AUTO)
+        return r->owner;
+    return owner_from_frames(e);
+}
+
+/* ---- root selection ------------------------------------------------------- */
+
+static bool is_root_candidate(const cp_incident *inc, const cp_event *e, bool allow_table)
+{
+    return role_of(inc, e) == CP_ROLE_ROOT && (allow_table || !e->in_table);
+}
+
+/* The earliest root, where roots within SKEW_MS of the earliest (clocks of
+ * different hosts disagree that much) and roots without any time are
+ * weighed against each other: the more specific rule wins. */
+static int pick_root(const cp_incident *inc)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        bool allow_table = pass == 1;
+        int64_t t0 = INT64_MAX;
+        for (size_t i = 0; i < inc->n_events; i++) {
+            const cp_event *e = &inc->events[i];
+            if (is_root_candidate(inc, e, allow_table) && timed(&e->origin.time) && e->origin.time.ms < t0)
+                t0 = e->origin.time.ms;
+        }
+        int best = -1;
+        for (size_t i = 0; i < inc->n_events; i++) {
+            const cp_event *e = &inc->events[i];
+            if (!is_root_candidate(inc, e, allow_table))
+                continue;
+            if (timed(&e->origin.time) && e->origin.time.ms > t0 + SKEW_MS)
+                continue;
+            if (best < 0) {
+                best = (int)i;
+                continue;
+            }
+            const cp_event *b = &inc->events[best];
+            int we = weight_of(inc, e), wb = weight_of(inc, b);
+            bool better = we > wb;
+            if (we == wb && timed(&e->origin.time) && timed(&b->origin.time))
+                better = e->origin.time.ms < b->origin.time.ms;
+            if (we == wb && timed(&e->origin.time) && !timed(&b->origin.time))
+                better = true;
+            if (better)
+                best = (int)i;
+        }
+        if (best >= 0)
+            return best;
+    }
+    return -1;
+}
+
+/* A CUDA error or timeout on a host whose GPU logged a hardware fault
+ * around the same time is the hardware's doing. */
+static int hardware_behind(const cp_incident *inc, const cp_event *root)
+{
+    const cp_rule *r = rule_of(inc, root);
+    if (!r || r->kind == CP_KIND_GPU_HARDWARE)
+        return -1;
+    if (r->kind != CP_KIND_CUDA_ERROR && r->kind != CP_KIND_NCCL_TIMEOUT && r->kind != CP_KIND_NCCL_COMM_ERROR &&
+        r->kind != CP_KIND_PYTHON_EXCEPTION && r->kind != CP_KIND_UNKNOWN)
+        return -1;
+    int rank = event_rank(inc, root);
+    const char *host = root->origin.host[0] ? root->origin.host
+                       : root->writer >= 0  ? inc->writers[root->writer].id.host
+                                            : "";
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *er = rule_of(inc, e);
+        if (!er || er->kind != CP_KIND_GPU_HARDWARE || er->role != CP_ROLE_ROOT)
+            continue;
+        int erank = event_rank(inc, e);
+        bool same = (rank >= 0 && erank == rank) || (host[0] && strcmp(host, e->origin.host) == 0 && erank < 0);
+        if (!same)
+            continue;
+        if (timed(&e->origin.time) && timed(&root->origin.time) &&
+            llabs(e->origin.time.ms - root->origin.time.ms) > HW_WINDOW_MS)
+            continue;
+        return (int)i;
+    }
+    return -1;
+}
+
+/* ---- verdict from a root event ---------------------------------------------- */
+
+static void copy_rule_texts(cp_diagnosis *d, const cp_rule *r)
+{
+    d->rule_id = cp_strdup(r->id);
+    d->title = cp_strdup(r->title ? r->title : r->id);
+    d->means = cp_strdup(r->means ? r->means : "");
+    d->action = cp_strdup(r->action ? r->action : "");
+}
+
+static void add_evidence(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
+{
+    for (int i = 0; i < e->n_ev; i++) {
+        cp_evidence *p = realloc(d->evidence, (d->n_evidence + 1) * sizeof *p);
+        if (!p)
+            return;
+        d->evidence = p;
+        cp_evidence *x = &p[d->n_evidence++];
+        x->path = cp_strdup(inc->streams[e->ev[i].stream]);
+        x->line = e->ev[i].line;
+        x->rank = event_rank(inc, e);
+        x->text = cp_strdup(e->ev[i].text ? e->ev[i].text : "");
+    }
+}
+
+static int single_known_rank(const cp_incident *inc)
+{
+    int r = -1;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        int x = inc->writers[i].rank;
+        if (x < 0)
+            continue;
+        if (r >= 0 && r != x)
+            return -1;
+        r = x;
+    }
+    return r;
+}
+
+static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
+{
+    const char *h = e->origin.host;
+    if (!h[0] && e->writer >= 0)
+        h = inc->writers[e->writer].id.host;
+    snprintf(d->host, sizeof d->host, "%s", h);
+}
+
+static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
+{
+    const cp_rule *r = rule_of(inc, root);
+    d->failed = true;
+    d->first_rank = event_rank(inc, root);
+    if (d->first_rank < 0)
+        d->first_rank = single_known_rank(inc);
+    set_host(d, inc, root);
+    d->kind = r->kind;
+    d->owner = owner_of_event(inc, root);
+    d->phase = phase_of_event(inc, root);
+    d->hang = r->kind == CP_KIND_CHECKPOINT_HANG || r->kind == CP_KIND_PIPELINE_HANG;
+    d->signature = cp_strdup(root->text ? root->text : "");
+    d->first_time = format_time(&root->origin.time);
+    copy_rule_texts(d, r);
+    add_evidence(d, inc, root);
+    d->confidence = r->weight >= 40 ? 85 : 65;
+    if (!timed(&root->origin.time))
+        d->confidence -= 15;
+    if (d->first_rank < 0)
+        d->confidence -= 10;
+}
+
+static void apply_hardware(cp_diagnosis *d, const cp_incident *inc, const cp_event *root, const cp_event *hw)
+{
+    const cp_rule *hr = rule_of(inc, hw);
+    note(d, "%s on the same GPU host explains the %s: treating it as a hardware fault.",
+         hr->title ? hr->title : hr->id, cp_kind_name(rule_of(inc, root)->kind));
+    d->kind = hr->kind;
+    d->owner = hr->owner == CP_OWNER_AUTO ? CP_OWNER_HARDWARE : hr->owner;
+    free(d->rule_id);
+    free(d->title);
+    free(d->means);
+    free(d->action);
+    copy_rule_texts(d, hr);
+    add_evidence(d, inc, hw);
+    d->confidence = 90;
+}
+
+/* ---- hangs: only consequences were printed -------------------------------- */
+
+typedef struct hang_facts {
+    int culprit;       /* from a desync report */
+    int lagging;       /* from watchdog sequence numbers */
+    int saving;        /* a rank that began a save and never ended it */
+    int silent;        /* the one rank that printed no error */
+    bool save_near;    /* a checkpoint save just before the stall */
+    bool any_timeout;
+} hang_facts;
+
+static int64_t cap_i64(const cp_captures *c, const char *name, int64_t dflt)
+{
+    int64_t v;
+    const char *s = cp_captures_get(c, name);
+    return s && cp_parse_i64(s, &v) ? v : dflt;
+}
+
+static int culprit_from_reports(const cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (role_of(inc, e) != CP_ROLE_CULPRIT)
+            continue;
+        int64_t r = cap_i64(&e->caps, "culprit_rank", -1);
+        if (r >= 0 && r < INT_MAX)
+            return (int)r;
+    }
+    return -1;
+}
+
+/* The rank whose last enqueued (or timed-out) collective is behind all
+ * others never reached the collective the others wait in. */
+static int lagging_from_watchdog(const cp_incident *inc, int64_t *low, int64_t *high)
+{
+    int lag = -1;
+    bool unique = true;
+    *low = INT64_MAX;
+    *high = INT64_MIN;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int64_t v = cap_i64(&e->caps, "last_enqueued", -1);
+        if (v < 0)
+            v = cap_i64(&e->caps, "seq", -1);
+        int rank = event_rank(inc, e);
+        if (v < 0 || rank < 0)
+            continue;
+        if (v > *high)
+            *high = v;
+        if (v < *low) {
+            *low = v;
+            lag = rank;
+            unique = true;
+        } else if (v == *low && rank != lag) {
+            unique = false;
+        }
+    }
+    return lag >= 0 && unique && *low < *high ? lag : -1;
+}
+
+static int saving_rank(const cp_incident *inc, bool *unattributed)
+{
+    int found = -1, n_end = 0, n_begin = 0;
+    *unattributed = false;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->phase != CP_PHASE_CHECKPOINT_SAVE)
+            continue;
+        if (w->phase_state == CP_STATE_END) {
+            n_end++;
+            continue;
+        }
+        n_begin++;
+        if (w->rank < 0)
+            *unattributed = true;
+        else
+            found = w->rank;
+    }
+    if (n_begin == 1 && found >= 0)
+        return found;
+    return -1;
+}
+
+/* A stall right after a checkpoint line in the same stream. */
+static bool save_just_before_stall(const cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (role_of(inc, e) != CP_ROLE_CASCADE)
+            continue;
+        for (size_t j = 0; j < inc->n_writers; j++) {
+            const cp_writer *w = &inc->writers[j];
+            if (w->phase == CP_PHASE_CHECKPOINT_SAVE && w->phase_stream == e->stream && w->phase_line < e->line &&
+                e->line - w->phase_line <= SAVE_NEAR_LINES)
+                return true;
+        }
+    }
+    return false;
+}
+
+static int ranks_extent(const cp_incident *inc)
+{
+    int n = inc->world_size;
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].rank + 1 > n)
+            n = inc->writers[i].rank + 1;
+    return n > MAX_RANK_ROWS ? MAX_RANK_ROWS : n;
+}
+
+/* The only rank of a known world that printed no error while the others
+ * timed out is the one they were waiting for. */
+static int silent_rank(const cp_incident *inc)
+{
+    if (inc->world_size < 2)
+        return -1;
+    int n = ranks_extent(inc);
+    bool *spoke = calloc((size_t)n, sizeof *spoke);
+    if (!spoke)
+        return -1;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int r = event_rank(inc, e);
+        if (r >= 0 && r < n && e->rule != CP_RULE_STACK)
+            spoke[r] = true;
+    }
+    int silent = -1, count = 0;
+    for (int r = 0; r < n; r++)
+        if (!spoke[r]) {
+            silent = r;
+            count++;
+        }
+    free(spoke);
+    return count == 1 ? silent : -1;
+}
+
+static const cp_event *stack_of_rank(const cp_incident *inc, int rank)
+{
+    const cp_event *only = NULL;
+    int n_unknown = 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (e->rule != CP_RULE_STACK)
+            continue;
+        int r = event_rank(inc, e);
+        if (r == rank && rank >= 0)
+            return e;
+        if (r < 0) {
+            only = e;
+            n_unknown++;
+        }
+    }
+    /* one stack nobody could place, in a hang with one suspect: it is the
+     * suspect's (the launcher makes the stuck rank dump it on SIGTERM) */
+    return n_unknown == 1 ? only : NULL;
+}
+
+static const cp_event *first_cascade(const cp_incident *inc)
+{
+    const cp_event *best = NULL;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (role_of(inc, e) != CP_ROLE_CASCADE || e->in_table)
+            continue;
+        if (!best || (timed(&e->origin.time) && (!timed(&best->origin.time) || e->origin.time.ms < best->origin.time.ms)))
+            best = e;
+    }
+    return best;
+}
+
+static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *low, int64_t *high, bool *save_unattr)
+{
+    memset(h, 0, sizeof *h);
+    h->culprit = culprit_from_reports(inc);
+    h->lagging = lagging_from_watchdog(inc, low, high);
+    h->saving = saving_rank(inc, save_unattr);
+    h->silent = silent_rank(inc);
+    h->save_near = save_just_before_stall(inc);
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_rule *r = rule_of(inc, &inc->events[i]);
+        if (r && r->role == CP_ROLE_CASCADE && r->kind == CP_KIND_NCCL_TIMEOUT)
+            h->any_timeout = true;
+    }
+}
+
+static int choose_hang_rank(cp_diagnosis *d, const hang_facts *h, int64_t low, int64_t high, bool save_unattr)
+{
+    if (h->culprit >= 0) {
+        note(d, "PyTorch's desync report names rank %d as the rank that never joined the collective.", h->culprit);
+        d->confidence = 85;
+        return h->culprit;
+    }
+    if (h->lagging >= 0) {
+        note(d, "Rank %d's last enqueued collective is %lld; the others reached %lld and timed out waiting for it.",
+             h->lagging, (long long)low, (long long)high);
+        d->confidence = 80;
+        return h->lagging;
+    }
+    if (h->saving >= 0) {
+        note(d, "Rank %d began a checkpoint save and never logged its end.", h->saving);
+        d->confidence = 75;
+        return h->saving;
+    }
+    if (h->silent >= 0) {
+        note(d, "Rank %d printed no error while every other rank failed waiting: it is the one they waited for.",
+             h->silent);
+        d->confidence = 65;
+        return h->silent;
+    }
+    if (save_unattr && (h->save_near || h->saving < 0)) {
+        note(d, "The checkpoint save line carries no rank; frameworks log saves from rank 0, so rank 0 is the "
+                "likely laggard.");
+        d->confidence = 40;
+        return 0;
+    }
+    return -1;
+}
+
+static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
+{
+    const cp_rule *r = rule_of(inc, first);
+    hang_facts h;
+    int64_t low, high;
+    bool save_unattr;
+    gather_hang_facts(inc, &h, &low, &high, &save_unattr);
+    d->failed = true;
+    d->hang = h.any_timeout || h.culprit >= 0 || h.lagging >= 0;
+    d->kind = r->kind;
+    d->owner = CP_OWNER_UNKNOWN;
+    d->phase = CP_PHASE_UNKNOWN;
+    d->confidence = 50;
+    copy_rule_texts(d, r);
+    d->signature = cp_strdup(first->text ? first->text : "");
+    d->first_time = format_time(&first->origin.time);
+    add_evidence(d, inc, first);
+    if (!d->hang) {
+        d->first_rank = event_rank(inc, first);
+        if (d->first_rank < 0)
+            d->first_rank = single_known_rank(inc);
+        d->phase = phase_of_event(inc, first);
+        set_host(d, inc, first);
+        return;
+    }
+    d->first_rank = choose_hang_rank(d, &h, low, high, save_unattr);
+    if ((h.saving >= 0 || h.save_near) && d->kind == CP_KIND_NCCL_TIMEOUT) {
+        d->kind = CP_KIND_CHECKPOINT_HANG;
+        d->phase = CP_PHASE_CHECKPOINT_SAVE;
+        note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
+    }
+    const cp_event *stack = stack_of_rank(inc, d->first_rank);
+    if (stack) {
+        cp_phase p = phase_from_frames(inc, stack);
+        if (p != CP_PHASE_NONE && d->phase == CP_PHASE_UNKNOWN)
+            d->phase = p;
+        d->owner = owner_from_frames(stack);
+        add_evidence(d, inc, stack);
+        note(d, "A stack dump shows where the stuck rank was.");
+    }
+    if (d->first_rank >= 0) {
+        for (size_t i = 0; i < inc->n_writers; i++) {
+            const cp_writer *w = &inc->writers[i];
+            if (w->rank == d->first_rank && w->id.host[0])
+                snprintf(d->host, sizeof d->host, "%s", w->id.host);
+        }
+    }
+}
+
+/* ---- per-rank states -------------------------------------------------------- */
+
+static cp_rank_state state_of_event(const cp_incident *inc, const cp_event *e)
+{
+    switch (role_of(inc, e)) {
+    case CP_ROLE_ROOT: return CP_RS_ERROR;
+    case CP_ROLE_CASCADE: return CP_RS_CASCADE;
+    default: return CP_RS_OK;
+    }
+}
+
+static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
+{
+    int n = ranks_extent(inc);
+    if (n <= 0)
+        return;
+    d->ranks = calloc((size_t)n, sizeof *d->ranks);
+    if (!d->ranks)
+        return;
+    d->n_ranks = (size_t)n;
+    for (int r = 0; r < n; r++) {
+        d->ranks[r].rank = r;
+        d->ranks[r].last_step = -1;
+        d->ranks[r].state = d->hang ? CP_RS_SILENT : CP_RS_OK;
+    }
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->rank < 0 || w->rank >= n)
+            continue;
+        cp_rank_row *row = &d->ranks[w->rank];
+        if (!row->host[0])
+            snprintf(row->host, sizeof row->host, "%s", w->id.host);
+        if (w->last_step > row->last_step)
+            row->last_step = w->last_step;
+        if (timed(&w->last_time)) {
+            free(row->last_time);
+            row->last_time = format_time(&w->last_time);
+        }
+    }
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int r = event_rank(inc, e);
+        cp_rank_state s = state_of_event(inc, e);
+        if (r < 0 || r >= n || s == CP_RS_OK)
+            continue;
+        cp_rank_row *row = &d->ranks[r];
+        if (row->first_error && !(s == CP_RS_ERROR && row->state == CP_RS_CASCADE))
+            continue;
+        row->state = s;
+        free(row->first_error);
+        const cp_rule *rule = rule_of(inc, e);
+        row->first_error = cp_strdup(rule->title ? rule->title : rule->id);
+    }
+    for (size_t i = 0; i < inc->n_table; i++) {
+        const cp_table_entry *t = &inc->table[i];
+        if (t->rank < 0 || t->rank >= n)
+            continue;
+        cp_rank_row *row = &d->ranks[t->rank];
+        if (t->signal > 0 || t->exitcode < 0)
+            row->state = row->state == CP_RS_ERROR ? CP_RS_ERROR : CP_RS_KILLED;
+        else if (t->exitcode > 0 && row->state == CP_RS_OK)
+            row->state = CP_RS_EXITED;
+    }
+    if (d->first_rank >= 0 && d->first_rank < n)
+        d->ranks[d->first_rank].state = CP_RS_ROOT;
+}
+
+/* ---- notes on what the launcher claimed ------------------------------------ */
+
+static void launcher_claim(cp_diagnosis *d, const cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_table; i++) {
+        const cp_table_entry *t = &inc->table[i];
+        if (!t->root_cause || t->rank < 0 || d->first_rank < 0)
+            continue;
+        if (t->rank != d->first_rank)
+            note(d, "torchrun's \"Root Cause\" table names rank %d; it orders failures by when its agent noticed "
+                    "them, not by when they happened.", t->rank);
+        return;
+    }
+}
+
+static void copy_warnings(cp_diagnosis *d, const cp_incident *inc)
+{
+    if (!inc->n_warnings)
+        return;
+    d->warnings = calloc(inc->n_warnings, sizeof *d->warnings);
+    if (!d->warnings)
+        return;
+    for (size_t i = 0; i < inc->n_warnings; i++)
+        if ((d->warnings[d->n_warnings] = cp_strdup(inc->warnings[i])))
+            d->n_warnings++;
+}
+
+static void confidence_reason(cp_diagnosis *d)
+{
+    const char *why;
+    if (!d->failed)
+        why = "no error signature was found in the input";
+    else if (d->confidence >= 80)
+        why = "a specific signature with timestamps, or direct evidence naming the rank";
+    else if (d->confidence >= 60)
+        why = "a recognised error, but ordering or attribution rests on partial evidence";
+    else
+        why = "inferred from indirect evidence; check the evidence lines";
+    d->confidence_reason = cp_strdup(why);
+}
+
+int cp_analyze(cp_diagnosis *d, cp_incident *inc)
+{
+    memset(d, 0, sizeof *d);
+    d->first_rank = -1;
+    d->kind = CP_KIND_NONE;
+    d->owner = CP_OWNER_UNKNOWN;
+    d->phase = CP_PHASE_UNKNOWN;
+    cp_ranks_resolve(inc);
+    normalize_times(inc);
+    d->world_size = inc->world_size;
+    d->n_files = inc->n_streams;
+    d->bytes = inc->bytes;
+    d->lines = inc->lines;
+    d->n_events = inc->n_events;
+
+    int ri = pick_root(inc);
+    const cp_event *cascade = first_cascade(inc);
+    if (ri >= 0) {
+        const cp_event *root = &inc->events[ri];
+        verdict_from_root(d, inc, root);
+        int hw = hardware_behind(inc, root);
+        if (hw >= 0)
+            apply_hardware(d, inc, root, &inc->events[hw]);
+        if (cascade && event_rank(inc, cascade) != d->first_rank)
+            add_evidence(d, inc, cascade);
+    } else if (cascade) {
+        verdict_from_cascades(d, inc, cascade);
+    }
+    if (d->failed) {
+        rank_rows(d, inc);
+        launcher_claim(d, inc);
+    }
+    confidence_reason(d);
+    copy_warnings(d, inc);
+    return 0;
+}
+
+const char *cp_rank_state_name(cp_rank_state s)
+{
+    static const char *const names[CP_RS_COUNT] = {
+        "ok", "root", "error", "cascade", "killed", "exited", "silent",
+    };
+    return s < CP_RS_COUNT ? names[s] : "unknown";
+}
+
+void cp_diagnosis_free(cp_diagnosis *d)
+{
+    if (!d)
+        return;
+    free(d->rule_id);
+    free(d->title);
+    free(d->means);
+    free(d->action);
+    free(d->signature);
+    free(d->first_time);
+    free(d->confidence_reason);
+    for (size_t i = 0; i < d->n_notes; i++)
+        free(d->notes[i]);
+    free(d->notes);
+    for (size_t i = 0; i < d->n_evidence; i++) {
+        free(d->evidence[i].path);
+        free(d->evidence[i].text);
+    }
+    free(d->evidence);
+    for (size_t i = 0; i < d->n_ranks; i++) {
+        free(d->ranks[i].first_error);
+        free(d->ranks[i].last_time);
+    }
+    free(d->ranks);
+    for (size_t i = 0; i < d->n_warnings; i++)
+        free(d->warnings[i]);
+    free(d->warnings);
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,351 @@
+#include "catalog.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/strutil.h"
+
+enum { MAX_RULE_LINE = 64 * 1024, MAX_RULES = 100000 };
+
+void cp_catalog_init(cp_catalog *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void rule_free(cp_rule *r)
+{
+    free(r->id);
+    free_list(r->match, r->n_match);
+    free_list(r->if_frame, r->n_if_frame);
+    free_list(r->tests, r->n_tests);
+    free(r->title);
+    free(r->means);
+    free(r->action);
+    free(r->file);
+    memset(r, 0, sizeof *r);
+}
+
+void cp_catalog_free(cp_catalog *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n_rules; i++)
+        rule_free(&c->rules[i]);
+    free(c->rules);
+    cp_catalog_init(c);
+}
+
+int cp_catalog_find(const cp_catalog *c, const char *id)
+{
+    for (size_t i = 0; i < c->n_rules; i++)
+        if (strcmp(c->rules[i].id, id) == 0)
+            return (int)i;
+    return -1;
+}
+
+__attribute__((format(printf, 4, 5)))
+static int fail(cp_catalog *c, const char *file, int line, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(c->error, sizeof c->error, "%s:%d: %s", file, line, msg);
+    return -1;
+}
+
+static int push(char ***v, size_t *n, const char *s)
+{
+    char **p = realloc(*v, (*n + 1) * sizeof **v);
+    if (!p)
+        return -1;
+    *v = p;
+    if (!(p[*n] = cp_strdup(s)))
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+static int set_text(char **field, const char *s)
+{
+    free(*field);
+    *field = cp_strdup(s);
+    return *field ? 0 : -1;
+}
+
+/* One key = value pair into the rule being read. */
+static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
+                     const char *key, const char *val)
+{
+    int v;
+    if (strcmp(key, "match") == 0)
+        return push(&r->match, &r->n_match, val);
+    if (strcmp(key, "if_frame") == 0)
+        return push(&r->if_frame, &r->n_if_frame, val);
+    if (strcmp(key, "test") == 0)
+        return push(&r->tests, &r->n_tests, val);
+    if (strcmp(key, "title") == 0)
+        return set_text(&r->title, val);
+    if (strcmp(key, "means") == 0)
+        return set_text(&r->means, val);
+    if (strcmp(key, "action") == 0)
+        return set_text(&r->action, val);
+    if (strcmp(key, "nocase") == 0) {
+        r->nocase = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        return 0;
+    }
+    if (strcmp(key, "role") == 0) {
+        if ((v = cp_role_from_name(val)) < 0)
+            return fail(c, file, line, "unknown role '%s'", val);
+        r->role = (cp_role)v;
+        return 0;
+    }
+    if (strcmp(key, "kind") == 0) {
+        if ((v = cp_kind_from_name(val)) < 0)
+            return fail(c, file, line, "unknown kind '%s'", val);
+        r->kind = (cp_kind)v;
+        return 0;
+    }
+    if (strcmp(key, "owner") == 0) {
+        if ((v = cp_owner_from_name(val)) < 0)
+            return fail(c, file, line, "unknown owner '%s'", val);
+        r->owner = (cp_owner)v;
+        return 0;
+    }
+    if (strcmp(key, "phase") == 0) {
+        if ((v = cp_phase_from_name(val)) < 0)
+            return fail(c, file, line, "unknown phase '%s'", val);
+        r->phase = (cp_phase)v;
+        return 0;
+    }
+    if (strcmp(key, "state") == 0) {
+        if (strcmp(val, "begin") == 0)
+            r->state = CP_STATE_BEGIN;
+        else if (strcmp(val, "end") == 0)
+            r->state = CP_STATE_END;
+        else
+            return fail(c, file, line, "state must be begin or end, not '%s'", val);
+        return 0;
+    }
+    if (strcmp(key, "weight") == 0) {
+        int64_t w;
+        if (!cp_parse_i64(val, &w) || w < 0 || w > 100)
+            return fail(c, file, line, "weight must be 0-100, not '%s'", val);
+        r->weight = (int)w;
+        return 0;
+    }
+    return fail(c, file, line, "unknown key '%s'", key);
+}
+
+static int check_rule(cp_catalog *c, const cp_rule *r)
+{
+    if (r->n_match == 0)
+        return fail(c, r->file, r->line, "rule '%s' has no match", r->id);
+    if (r->role == CP_ROLE_NONE)
+        return fail(c, r->file, r->line, "rule '%s' has no role", r->id);
+    if (r->n_tests == 0)
+        return fail(c, r->file, r->line, "rule '%s' has no test line", r->id);
+    if (r->role == CP_ROLE_ROOT || r->role == CP_ROLE_CASCADE) {
+        if (r->kind == CP_KIND_NONE)
+            return fail(c, r->file, r->line, "rule '%s' (role %s) needs a kind", r->id, cp_role_name(r->role));
+        if (!r->title || !r->means || !r->action)
+            return fail(c, r->file, r->line, "rule '%s' (role %s) needs title, means and action",
+                        r->id, cp_role_name(r->role));
+    }
+    return 0;
+}
+
+/* Adds (or replaces) a finished rule; takes ownership of *r. */
+static int commit_rule(cp_catalog *c, cp_rule *r)
+{
+    if (check_rule(c, r) != 0)
+        return -1;
+    int at = cp_catalog_find(c, r->id);
+    if (at >= 0) {
+        rule_free(&c->rules[at]);
+        c->rules[at] = *r;
+    } else {
+        if (c->n_rules >= MAX_RULES)
+            return fail(c, r->file, r->line, "more than %d rules", MAX_RULES);
+        if (c->n_rules == c->cap) {
+            size_t cap = c->cap ? c->cap * 2 : 128;
+            cp_rule *p = realloc(c->rules, cap * sizeof *p);
+            if (!p)
+                return fail(c, r->file, r->line, "out of memory");
+            c->rules = p;
+            c->cap = cap;
+        }
+        c->rules[c->n_rules++] = *r;
+    }
+    memset(r, 0, sizeof *r);
+    return 0;
+}
+
+static int start_rule(cp_catalog *c, cp_rule *r, const char *file, int line, char *hdr)
+{
+    size_t n = strlen(hdr);
+    if (n < 8 || strncmp(hdr, "[rule ", 6) != 0 || hdr[n - 1] != ']')
+        return fail(c, file, line, "expected a header like [rule some.id]");
+    hdr[n - 1] = '\0';
+    char *id = cp_trim(hdr + 6);
+    if (!*id || strchr(id, ' '))
+        return fail(c, file, line, "bad rule id '%s'", id);
+    memset(r, 0, sizeof *r);
+    r->weight = 50;
+    r->line = line;
+    r->id = cp_strdup(id);
+    r->file = cp_strdup(file);
+    return r->id && r->file ? 0 : fail(c, file, line, "out of memory");
+}
+
+/* A pending key = value, kept until continuation lines are joined. */
+typedef struct pending {
+    char key[32];
+    cp_buf val;
+    int line;
+} pending;
+
+static int flush_pending(cp_catalog *c, cp_rule *r, const char *file, pending *p)
+{
+    if (!p->key[0])
+        return 0;
+    int rc = apply_key(c, r, file, p->line, p->key, p->val.data ? p->val.data : "");
+    if (rc != 0 && !c->error[0])
+        fail(c, file, p->line, "out of memory");
+    p->key[0] = '\0';
+    cp_buf_clear(&p->val);
+    return rc;
+}
+
+static int parse_kv(cp_catalog *c, const char *file, int line, char *text, pending *p)
+{
+    char *eq = strchr(text, '=');
+    if (!eq)
+        return fail(c, file, line, "expected key = value");
+    *eq = '\0';
+    char *key = cp_trim(text);
+    if (!*key || strlen(key) >= sizeof p->key)
+        return fail(c, file, line, "bad key '%s'", key);
+    snprintf(p->key, sizeof p->key, "%s", key);
+    p->line = line;
+    char *val = eq + 1;
+    while (*val == ' ' || *val == '\t')
+        val++;
+    size_t n = strlen(val);
+    while (n && (val[n - 1] == ' ' || val[n - 1] == '\t'))
+        n--;
+    return cp_buf_append(&p->val, val, n);
+}
+
+static int parse_line(cp_catalog *c, const char *file, int line, char *text,
+                      cp_rule *r, bool *in_rule, pending *p)
+{
+    if (text[0] == '#' || text[strspn(text, " \t")] == '\0')
+        return 0;
+    if ((text[0] == ' ' || text[0] == '\t') && p->key[0]) {
+        /* continuation of the previous value */
+        char *t = cp_trim(text);
+        if (p->val.len)
+            cp_buf_append(&p->val, " ", 1);
+        return cp_buf_puts(&p->val, t);
+    }
+    if (flush_pending(c, r, file, p) != 0)
+        return -1;
+    if (text[0] == '[') {
+        if (*in_rule && commit_rule(c, r) != 0)
+            return -1;
+        *in_rule = true;
+        return start_rule(c, r, file, line, cp_trim(text));
+    }
+    if (!*in_rule)
+        return fail(c, file, line, "key outside of a [rule ...] block");
+    return parse_kv(c, file, line, text, p);
+}
+
+int cp_catalog_load_file(cp_catalog *c, const char *path)
+{
+    int rc = -1;
+    cp_rule r;
+    memset(&r, 0, sizeof r);
+    bool in_rule = false;
+    pending p = {0};
+    cp_buf_init(&p.val, MAX_RULE_LINE);
+    char *text = NULL;
+    size_t text_cap = 0;
+    c->error[0] = '\0';
+
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fail(c, path, 0, "cannot open rule file: %s", strerror(errno));
+        goto done;
+    }
+    int line = 0;
+    ssize_t n;
+    while ((n = getline(&text, &text_cap, f)) >= 0) {
+        line++;
+        while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+            text[--n] = '\0';
+        if (parse_line(c, path, line, text, &r, &in_rule, &p) != 0)
+            goto done;
+    }
+    if (flush_pending(c, &r, path, &p) != 0)
+        goto done;
+    if (in_rule && commit_rule(c, &r) != 0)
+        goto done;
+    rc = 0;
+done:
+    if (f)
+        fclose(f);
+    free(text);
+    cp_buf_free(&p.val);
+    rule_free(&r);
+    return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cp_catalog_load_dir(cp_catalog *c, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(c->error, sizeof c->error, "%s: cannot open rules folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len > 6 && strcmp(e->d_name + len - 6, ".rules") == 0 && push(&names, &n, e->d_name) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (cp_catalog_load_file(c, path) != 0)
+            rc = -1;
+    }
+    free_list(names, n);
+    return rc == 0 ? (int)n : -1;
+}

@@ -1,0 +1,57 @@
+/* catalog.h - the rule catalog: error signatures and hints as data.
+ *
+ * Rules are read from plain-text files (format: docs/rules.md). The catalog
+ * owns the rules; the matcher compiles their patterns.
+ */
+#ifndef CULPRIT_CATALOG_H
+#define CULPRIT_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vocab.h"
+
+typedef enum cp_phase_state { CP_STATE_NONE = 0, CP_STATE_BEGIN, CP_STATE_END } cp_phase_state;
+
+typedef struct cp_rule {
+    char *id;
+    char **match;        /* vectorscan expressions */
+    size_t n_match;
+    char **if_frame;     /* PCRE2 expressions a frame of the event must match */
+    size_t n_if_frame;
+    char **tests;
+    size_t n_tests;
+    bool nocase;
+    cp_role role;
+    cp_kind kind;
+    cp_owner owner;
+    cp_phase phase;
+    cp_phase_state state;
+    int weight;
+    char *title, *means, *action;
+    char *file;          /* where it was defined */
+    int line;
+} cp_rule;
+
+typedef struct cp_catalog {
+    cp_rule *rules;
+    size_t n_rules;
+    size_t cap;
+    char error[512];     /* message of the last failure */
+} cp_catalog;
+
+void cp_catalog_init(cp_catalog *c);
+void cp_catalog_free(cp_catalog *c);
+
+/* Loads one rule file. A rule whose id exists replaces the old one.
+ * Returns 0, or -1 with c->error set to "FILE:LINE: message". */
+int cp_catalog_load_file(cp_catalog *c, const char *path);
+
+/* Loads every *.rules file of a folder in name order. Returns the number
+ * of files loaded, or -1 with c->error set. */
+int cp_catalog_load_dir(cp_catalog *c, const char *dir);
+
+/* Index of the rule with this id, or -1. */
+int cp_catalog_find(const cp_catalog *c, const char *id);
+
+#endif

@@ -1,0 +1,616 @@
+/* events.c - from matched lines to events.
+ *
+ * The matcher says which rules hit which lines; this module attributes each
+ * such line (frame.c), files it under a writer, and assembles multi-line
+ * events: a Python traceback with its frames and final exception (chained
+ * exceptions included), a C++ "Exception raised from ... frame #N" stack, a
+ * faulthandler or Flight Recorder stack. Ranks interleave in combined logs,
+ * so a stream keeps one open event per writer; an event closes when its
+ * writer has been quiet for GAP lines.
+ *
+ * Lines without their own prefix (a traceback printed to stderr under a
+ * Python logging line) inherit the identity of the matched line just above
+ * them, which is how a person reads such a log too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "incident.h"
+#include "util/strutil.h"
+
+enum {
+    GAP = 6,            /* lines of silence that close an event */
+    MAX_OPEN = 32,      /* open events per stream */
+    MAX_CAND = 16,      /* candidate error lines per event */
+    TABLE_SPAN = 12,    /* lines a failure-table entry stays open */
+    TEXT_MAX = 600      /* bytes of a line kept for display */
+};
+
+typedef struct candidate {
+    uint32_t rule;
+    uint64_t line;
+    char *text;
+} candidate;
+
+typedef struct block {
+    bool active;
+    int writer;
+    cp_origin origin;
+    uint64_t first_line, last_line;
+    char *first_text;
+    candidate cand[MAX_CAND];
+    int n_cand;
+    cp_captures caps;
+    cp_stackframe frames[CP_FRAMES_MAX];
+    size_t n_frames;
+    bool in_table, has_traceback;
+} block;
+
+typedef struct stream_scan {
+    int index;
+    cp_origin path_origin;
+    cp_time last_time;
+    bool prev_valid;
+    uint64_t prev_line;
+    cp_origin prev_origin;
+    int prev_next_pid;
+    block open[MAX_OPEN];
+    size_t first_untimed;     /* events of this stream before this index have times */
+    cp_table_entry table;     /* entry being read */
+    bool table_open;
+    uint64_t table_until;
+    bool root_cause_section;
+    cp_hit_list hits;
+} stream_scan;
+
+int cp_incident_init(cp_incident *inc, const cp_catalog *cat, cp_matcher *m)
+{
+    memset(inc, 0, sizeof *inc);
+    inc->cat = cat;
+    inc->matcher = m;
+    inc->scan = calloc(1, sizeof(stream_scan));
+    return inc->scan ? 0 : -1;
+}
+
+static void free_event(cp_event *e)
+{
+    free(e->text);
+    for (size_t i = 0; i < e->n_frames; i++) {
+        free(e->frames[i].file);
+        free(e->frames[i].func);
+    }
+    free(e->frames);
+    for (int i = 0; i < e->n_ev; i++)
+        free(e->ev[i].text);
+}
+
+static void block_reset(block *b)
+{
+    free(b->first_text);
+    for (int i = 0; i < b->n_cand; i++)
+        free(b->cand[i].text);
+    for (size_t i = 0; i < b->n_frames; i++) {
+        free(b->frames[i].file);
+        free(b->frames[i].func);
+    }
+    memset(b, 0, sizeof *b);
+}
+
+void cp_incident_free(cp_incident *inc)
+{
+    if (!inc)
+        return;
+    stream_scan *st = inc->scan;
+    if (st) {
+        for (int i = 0; i < MAX_OPEN; i++)
+            block_reset(&st->open[i]);
+        cp_hit_list_free(&st->hits);
+        free(st);
+    }
+    for (size_t i = 0; i < inc->n_events; i++)
+        free_event(&inc->events[i]);
+    free(inc->events);
+    for (size_t i = 0; i < inc->n_writers; i++)
+        free(inc->writers[i].phase_text);
+    free(inc->writers);
+    cp_ranks_free_index(inc);
+    for (size_t i = 0; i < inc->n_streams; i++)
+        free(inc->streams[i]);
+    free(inc->streams);
+    for (size_t i = 0; i < inc->n_warnings; i++)
+        free(inc->warnings[i]);
+    free(inc->warnings);
+    free(inc->table);
+    free(inc->idents);
+    memset(inc, 0, sizeof *inc);
+}
+
+void cp_incident_warn(cp_incident *inc, const char *path, const char *message)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s: %s", path, message);
+    char **p = realloc(inc->warnings, (inc->n_warnings + 1) * sizeof *p);
+    if (!p)
+        return;
+    inc->warnings = p;
+    if ((p[inc->n_warnings] = cp_strdup(buf)))
+        inc->n_warnings++;
+}
+
+int cp_incident_begin_stream(cp_incident *inc, const char *path)
+{
+    stream_scan *st = inc->scan;
+    char **p = realloc(inc->streams, (inc->n_streams + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    inc->streams = p;
+    if (!(p[inc->n_streams] = cp_strdup(path)))
+        return -1;
+    cp_hit_list hits = st->hits;
+    memset(st, 0, sizeof *st);
+    st->hits = hits;
+    st->index = (int)inc->n_streams++;
+    cp_origin_init(&st->path_origin);
+    cp_frame_from_path(path, &st->path_origin);
+    st->first_untimed = inc->n_events;
+    return 0;
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+static cp_event *event_new(cp_incident *inc)
+{
+    if (inc->n_events >= CP_EVENTS_MAX) {
+        inc->dropped_events++;
+        return NULL;
+    }
+    if (inc->n_events == inc->cap_events) {
+        size_t cap = inc->cap_events ? inc->cap_events * 2 : 256;
+        cp_event *p = realloc(inc->events, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        inc->events = p;
+        inc->cap_events = cap;
+    }
+    cp_event *e = &inc->events[inc->n_events++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+static void add_evidence(cp_event *e, int stream, uint64_t line, const char *text)
+{
+    if (!text || e->n_ev >= CP_EVIDENCE_MAX)
+        return;
+    for (int i = 0; i < e->n_ev; i++)
+        if (e->ev[i].line == line && e->ev[i].stream == stream)
+            return;
+    int at = e->n_ev;
+    while (at > 0 && e->ev[at - 1].line > line)
+        at--;
+    memmove(&e->ev[at + 1], &e->ev[at], (size_t)(e->n_ev - at) * sizeof e->ev[0]);
+    e->ev[at].stream = stream;
+    e->ev[at].line = line;
+    e->ev[at].text = cp_strdup(text);
+    e->n_ev++;
+}
+
+/* A frame the rule's if_frame must see; the key line counts too, so a
+ * condition can also name text on the error line itself. */
+static bool rule_applies(cp_incident *inc, const block *b, const candidate *c)
+{
+    cp_matcher *m = inc->matcher;
+    if (!cp_matcher_has_if_frame(m, c->rule))
+        return true;
+    for (size_t i = 0; i < b->n_frames; i++) {
+        const char *f = b->frames[i].file ? b->frames[i].file : "";
+        const char *fn = b->frames[i].func ? b->frames[i].func : "";
+        char both[1024];
+        snprintf(both, sizeof both, "%s %s", f, fn);
+        if (cp_matcher_if_frame(m, c->rule, both, strlen(both)))
+            return true;
+    }
+    return false;
+}
+
+static int best_candidate(cp_incident *inc, const block *b)
+{
+    int best = -1;
+    for (int i = 0; i < b->n_cand; i++) {
+        if (!rule_applies(inc, b, &b->cand[i]))
+            continue;
+        const cp_rule *r = &inc->cat->rules[b->cand[i].rule];
+        if (best < 0 || r->weight > inc->cat->rules[b->cand[best].rule].weight)
+            best = i;
+    }
+    return best;
+}
+
+static void finalize(cp_incident *inc, stream_scan *st, block *b)
+{
+    if (!b->active)
+        return;
+    int best = best_candidate(inc, b);
+    /* A stack with no error line (faulthandler, py-spy, a traceback cut
+     * short) is kept too: it tells where a rank was. */
+    bool stack_only = best < 0 && b->has_traceback && b->n_frames > 0;
+    cp_event *e = best >= 0 || stack_only ? event_new(inc) : NULL;
+    if (e) {
+        const candidate *c = best >= 0 ? &b->cand[best] : NULL;
+        e->origin = b->origin;
+        e->writer = b->writer;
+        e->stream = st->index;
+        e->line = c ? c->line : b->first_line;
+        e->rule = c ? c->rule : CP_RULE_STACK;
+        e->text = cp_strdup(c && c->text ? c->text : b->first_text ? b->first_text : "");
+        e->caps = b->caps;
+        e->in_table = b->in_table;
+        e->has_traceback = b->has_traceback;
+        e->time_estimated = b->origin.time.kind == CP_TS_NONE;
+        if (b->n_frames && (e->frames = calloc(b->n_frames, sizeof *e->frames))) {
+            memcpy(e->frames, b->frames, b->n_frames * sizeof *e->frames);
+            e->n_frames = b->n_frames;
+            b->n_frames = 0; /* ownership moved */
+        }
+        add_evidence(e, st->index, b->first_line, b->first_text);
+        for (int i = 0; i < b->n_cand; i++)
+            if (inc->cat->rules[b->cand[i].rule].weight >= 10)
+                add_evidence(e, st->index, b->cand[i].line, b->cand[i].text);
+        if (e->origin.time.kind == CP_TS_NONE && st->last_time.kind != CP_TS_NONE)
+            e->origin.time = st->last_time;
+        if (e->writer >= 0)
+            inc->writers[e->writer].n_events++;
+    }
+    block_reset(b);
+}
+
+static void finalize_stale(cp_incident *inc, stream_scan *st, uint64_t line_no)
+{
+    for (int i = 0; i < MAX_OPEN; i++)
+        if (st->open[i].active && line_no > st->open[i].last_line + GAP)
+            finalize(inc, st, &st->open[i]);
+}
+
+static block *block_for(cp_incident *inc, stream_scan *st, int writer, uint64_t line_no)
+{
+    block *free_slot = NULL, *oldest = NULL;
+    for (int i = 0; i < MAX_OPEN; i++) {
+        block *b = &st->open[i];
+        if (b->active && b->writer == writer)
+            return b;
+        if (!b->active && !free_slot)
+            free_slot = b;
+        if (b->active && (!oldest || b->last_line < oldest->last_line))
+            oldest = b;
+    }
+    if (!free_slot) {
+        finalize(inc, st, oldest);
+        free_slot = oldest;
+    }
+    free_slot->active = true;
+    free_slot->writer = writer;
+    free_slot->first_line = line_no;
+    return free_slot;
+}
+
+static void add_candidate(block *b, const cp_catalog *cat, uint32_t rule, uint64_t line, const char *text)
+{
+    int at = b->n_cand;
+    if (at == MAX_CAND) {
+        /* keep the heavier rules when a block has very many error lines */
+        at = 0;
+        for (int i = 1; i < MAX_CAND; i++)
+            if (cat->rules[b->cand[i].rule].weight < cat->rules[b->cand[at].rule].weight)
+                at = i;
+        if (cat->rules[b->cand[at].rule].weight >= cat->rules[rule].weight)
+            return;
+        free(b->cand[at].text);
+    } else {
+        b->n_cand++;
+    }
+    b->cand[at].rule = rule;
+    b->cand[at].line = line;
+    b->cand[at].text = cp_strdup(text);
+}
+
+static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule)
+{
+    const char *file = cp_captures_get(caps, "file");
+    const char *func = cp_captures_get(caps, "func");
+    if (b->n_frames == CP_FRAMES_MAX) {
+        /* the innermost frames matter most: drop the outermost */
+        free(b->frames[0].file);
+        free(b->frames[0].func);
+        memmove(&b->frames[0], &b->frames[1], (CP_FRAMES_MAX - 1) * sizeof b->frames[0]);
+        b->n_frames--;
+    }
+    cp_stackframe *f = &b->frames[b->n_frames++];
+    f->file = file ? cp_strdup(file) : NULL;
+    f->func = func ? cp_strdup(func) : NULL;
+    f->phase_rule = phase_rule;
+}
+
+static void merge_caps(cp_captures *into, const cp_captures *from)
+{
+    for (int i = 0; i < from->n; i++) {
+        if (cp_captures_get(into, from->v[i].name) || into->n >= CP_CAPTURE_MAX)
+            continue;
+        into->v[into->n++] = from->v[i];
+    }
+}
+
+/* ---- one matched line ----------------------------------------------------- */
+
+typedef struct line_info {
+    const char *text;
+    size_t len;
+    uint64_t no;
+    cp_origin origin;
+    cp_captures caps;
+    uint32_t err_rule;      /* heaviest root/cascade/culprit rule, UINT32_MAX none */
+    uint32_t phase_rule;    /* heaviest phase rule */
+    bool is_frame, is_traceback, is_progress, is_identity;
+    char *display;
+} line_info;
+
+static bool has_own_identity(const cp_origin *o, const cp_origin *path)
+{
+    return o->rank != path->rank || o->local_rank != path->local_rank || o->pid != path->pid ||
+           o->task != path->task || strcmp(o->host, path->host) != 0;
+}
+
+static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
+{
+    const cp_catalog *cat = inc->cat;
+    li->err_rule = li->phase_rule = UINT32_MAX;
+    for (uint32_t i = 0; i < h->n_rules; i++) {
+        uint32_t ri = h->rules[i];
+        const cp_rule *r = &cat->rules[ri];
+        cp_matcher_captures(inc->matcher, ri, li->text, li->len, &li->caps);
+        switch (r->role) {
+        case CP_ROLE_ROOT:
+        case CP_ROLE_CASCADE:
+        case CP_ROLE_CULPRIT:
+            if (li->err_rule == UINT32_MAX || r->weight > cat->rules[li->err_rule].weight)
+                li->err_rule = ri;
+            break;
+        case CP_ROLE_PHASE:
+            if (li->phase_rule == UINT32_MAX || r->weight > cat->rules[li->phase_rule].weight)
+                li->phase_rule = ri;
+            break;
+        case CP_ROLE_FRAME: li->is_frame = true; break;
+        case CP_ROLE_TRACEBACK: li->is_traceback = true; break;
+        case CP_ROLE_PROGRESS: li->is_progress = true; break;
+        case CP_ROLE_IDENTITY: li->is_identity = true; break;
+        default: break;
+        }
+    }
+}
+
+static int cap_int(const cp_captures *c, const char *name, int dflt)
+{
+    int64_t v;
+    const char *s = cp_captures_get(c, name);
+    return s && cp_parse_i64(s, &v) && v >= -2147483647 && v <= 2147483647 ? (int)v : dflt;
+}
+
+static void attribute(stream_scan *st, line_info *li)
+{
+    cp_origin o = st->path_origin;
+    cp_frame_parse(li->text, li->len, &o);
+    int line_rank = cap_int(&li->caps, "line_rank", -1);
+    if (line_rank >= 0 && o.rank < 0)
+        o.rank = line_rank;
+    if (!has_own_identity(&o, &st->path_origin) && st->prev_valid && li->no <= st->prev_line + GAP) {
+        cp_time t = o.time;
+        char level = o.level;
+        o = st->prev_origin;
+        if (st->prev_next_pid >= 0) {
+            o.pid = st->prev_next_pid;
+            o.rank = o.local_rank = -1;
+        }
+        o.time = t;
+        o.level = level;
+    }
+    li->origin = o;
+}
+
+static void note_time(cp_incident *inc, stream_scan *st, const cp_time *t)
+{
+    if (t->kind == CP_TS_NONE)
+        return;
+    st->last_time = *t;
+    /* events of this stream that had no time take the first one after them */
+    for (size_t i = st->first_untimed; i < inc->n_events; i++) {
+        cp_event *e = &inc->events[i];
+        if (e->stream == st->index && e->origin.time.kind == CP_TS_NONE)
+            e->origin.time = *t;
+    }
+    st->first_untimed = inc->n_events;
+}
+
+static void table_flush(cp_incident *inc, stream_scan *st)
+{
+    if (st->table_open && (st->table.rank >= 0 || st->table.pid >= 0))
+        cp_table_add(inc, &st->table);
+    st->table_open = false;
+}
+
+static void table_line(cp_incident *inc, stream_scan *st, const line_info *li)
+{
+    const cp_captures *c = &li->caps;
+    if (cp_captures_get(c, "table_rank")) {
+        table_flush(inc, st);
+        memset(&st->table, 0, sizeof st->table);
+        st->table.rank = cap_int(c, "table_rank", -1);
+        st->table.local_rank = cap_int(c, "local_rank", -1);
+        st->table.pid = st->table.exitcode = st->table.signal = -1;
+        st->table.root_cause = st->root_cause_section;
+        st->table.stream = st->index;
+        st->table.line = li->no;
+        st->table_open = true;
+    }
+    if (cp_captures_get(c, "table_host") && st->table_open)
+        snprintf(st->table.host, sizeof st->table.host, "%s", cp_captures_get(c, "table_host"));
+    if (cp_captures_get(c, "table_time")) {
+        cp_time t;
+        const char *s = cp_captures_get(c, "table_time");
+        if (cp_time_parse(s, strlen(s), &t))
+            st->table.time = t;
+    }
+    if (st->table_open) {
+        st->table.pid = cap_int(c, "pid", st->table.pid);
+        st->table.exitcode = cap_int(c, "exitcode", st->table.exitcode);
+        st->table.signal = cap_int(c, "signal", st->table.signal);
+    }
+    st->table_until = li->no + TABLE_SPAN;
+}
+
+static void identity_line(cp_incident *inc, stream_scan *st, line_info *li)
+{
+    const cp_captures *c = &li->caps;
+    const char *line_text = li->text;
+    if (strstr(line_text, "Root Cause (first observed failure)")) {
+        table_flush(inc, st);
+        st->root_cause_section = true;
+    }
+    int ws = cap_int(c, "world_size", 0);
+    if (ws > inc->world_size && ws < (1 << 22))
+        inc->world_size = ws;
+    if (cp_captures_get(c, "nranks") && cp_captures_get(c, "rank")) {
+        cp_ident id;
+        memset(&id, 0, sizeof id);
+        id.rank = cap_int(c, "rank", -1);
+        id.nranks = cap_int(c, "nranks", -1);
+        id.cuda_dev = cap_int(c, "cuda_dev", li->origin.cuda_dev);
+        id.local_rank = li->origin.local_rank >= 0 ? li->origin.local_rank : id.cuda_dev;
+        id.pid = li->origin.pid;
+        snprintf(id.host, sizeof id.host, "%s", li->origin.host);
+        snprintf(id.busid, sizeof id.busid, "%s", cp_captures_get(c, "busid") ? cp_captures_get(c, "busid") : "");
+        cp_ident_add(inc, &id);
+    }
+    if (cp_captures_get(c, "table_rank") || cp_captures_get(c, "table_host") ||
+        cp_captures_get(c, "table_time") || (st->table_open && li->no <= st->table_until))
+        table_line(inc, st, li);
+}
+
+static void writer_progress(cp_incident *inc, cp_writer *w, const line_info *li)
+{
+    (void)inc;
+    int64_t step;
+    const char *s = cp_captures_get(&li->caps, "step");
+    if (s && cp_parse_i64(s, &step) && step >= w->last_step) {
+        w->last_step = step;
+        w->last_step_time = li->origin.time;
+    }
+}
+
+static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const line_info *li)
+{
+    const cp_rule *r = &inc->cat->rules[li->phase_rule];
+    w->phase = r->phase;
+    w->phase_state = r->state;
+    w->phase_time = li->origin.time.kind != CP_TS_NONE ? li->origin.time : st->last_time;
+    w->phase_stream = st->index;
+    w->phase_line = li->no;
+    free(w->phase_text);
+    w->phase_text = li->display ? cp_strdup(li->display) : NULL;
+}
+
+static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
+{
+    block *b = block_for(inc, st, writer, li->no);
+    if (b->first_line == li->no) {
+        b->origin = li->origin;
+        b->first_text = cp_strdup(li->display);
+        b->in_table = li->no <= st->table_until && st->table_open;
+        if (b->in_table && st->table.rank >= 0 && b->origin.rank < 0)
+            b->origin.rank = st->table.rank;
+    }
+    if (b->origin.time.kind == CP_TS_NONE && li->origin.time.kind != CP_TS_NONE)
+        b->origin.time = li->origin.time;
+    b->last_line = li->no;
+    if (b->in_table)
+        st->table_until = li->no + TABLE_SPAN;
+    if (li->is_traceback)
+        b->has_traceback = true;
+    if (li->is_frame)
+        add_frame(b, &li->caps, li->phase_rule);
+    if (li->err_rule != UINT32_MAX)
+        add_candidate(b, inc->cat, li->err_rule, li->no, li->display);
+    merge_caps(&b->caps, &li->caps);
+}
+
+static void process_line(cp_incident *inc, stream_scan *st, const char *data, const cp_line_hits *h,
+                         uint64_t line_no)
+{
+    line_info li;
+    memset(&li, 0, sizeof li);
+    li.text = data + h->start;
+    li.len = h->len;
+    li.no = line_no;
+    classify(inc, h, &li);
+    attribute(st, &li);
+    li.display = cp_display_line(li.text, li.len, TEXT_MAX);
+    note_time(inc, st, &li.origin.time);
+    finalize_stale(inc, st, line_no);
+    if (li.origin.time.kind == CP_TS_NONE)
+        li.origin.time = st->last_time;
+
+    int wi = cp_writer_for(inc, &li.origin, st->index);
+    if (wi >= 0) {
+        cp_writer *w = &inc->writers[wi];
+        w->n_hits++;
+        if (li.origin.time.kind != CP_TS_NONE) {
+            if (w->first_time.kind == CP_TS_NONE)
+                w->first_time = li.origin.time;
+            w->last_time = li.origin.time;
+        }
+        if (li.is_progress)
+            writer_progress(inc, w, &li);
+        if (li.phase_rule != UINT32_MAX && !li.is_frame)
+            writer_phase(inc, st, w, &li);
+    }
+    if (li.is_identity)
+        identity_line(inc, st, &li);
+    if (wi >= 0 && (li.is_frame || li.is_traceback || li.err_rule != UINT32_MAX))
+        block_line(inc, st, wi, &li);
+
+    st->prev_valid = true;
+    st->prev_line = line_no;
+    st->prev_origin = li.origin;
+    st->prev_next_pid = cap_int(&li.caps, "next_pid", -1);
+    free(li.display);
+}
+
+int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line)
+{
+    stream_scan *st = inc->scan;
+    inc->bytes += len;
+    if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0)
+        return -1;
+    /* Line numbers: count newlines between hits (memchr is fast). */
+    uint64_t line_no = first_line;
+    size_t pos = 0;
+    for (size_t i = 0; i < st->hits.n; i++) {
+        const cp_line_hits *h = &st->hits.lines[i];
+        for (const char *p = data + pos; (p = memchr(p, '\n', (size_t)(data + h->start - p))) != NULL; p++)
+            line_no++;
+        pos = h->start;
+        inc->hit_lines++;
+        process_line(inc, st, data, h, line_no);
+    }
+    for (const char *p = data + pos; (p = memchr(p, '\n', (size_t)(data + len - p))) != NULL; p++)
+        line_no++;
+    inc->lines += line_no - first_line;
+    return 0;
+}
+
+void cp_incident_end_stream(cp_incident *inc)
+{
+    stream_scan *st = inc->scan;
+    for (int i = 0; i < MAX_OPEN; i++)
+        finalize(inc, st, &st->open[i]);
+    table_flush(inc, st);
+}

@@ -1,0 +1,139 @@
+/* incident.h - everything learned from the inputs of one diagnosis.
+ *
+ * The scan fills an incident: the streams read, the writers (ranks, or
+ * whatever identity the lines carry before ranks are known), the events
+ * (tracebacks, error lines, stack dumps assembled from matched lines), and
+ * the identity facts that later tie writers to global ranks. The analysis
+ * reads an incident and derives the diagnosis. Memory grows with ranks and
+ * events, never with bytes of log.
+ */
+#ifndef CULPRIT_INCIDENT_H
+#define CULPRIT_INCIDENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "matcher.h"
+#include "origin.h"
+#include "vocab.h"
+
+enum {
+    CP_EVIDENCE_MAX = 10,   /* evidence lines kept per event */
+    CP_FRAMES_MAX = 48,     /* frames kept per event */
+    CP_EVENTS_MAX = 200000, /* events kept per incident; the rest are counted */
+    CP_PER_WRITER_EVENTS = 8
+};
+
+/* cp_event.rule of a stack dump that carries no error line. */
+#define CP_RULE_STACK UINT32_MAX
+
+typedef struct cp_evline {
+    int stream;
+    uint64_t line;
+    char *text;
+} cp_evline;
+
+typedef struct cp_stackframe {
+    char *file;
+    char *func;
+    uint32_t phase_rule;   /* best phase hint rule hitting this frame, or UINT32_MAX */
+} cp_stackframe;
+
+typedef struct cp_event {
+    cp_origin origin;      /* identity and time of the event */
+    int writer;
+    int stream;
+    uint64_t line;         /* line of the key text */
+    uint32_t rule;         /* the rule that names the event */
+    char *text;            /* the key line, for display */
+    cp_captures caps;      /* captures merged over the event's lines */
+    cp_stackframe *frames; /* outermost first, innermost last */
+    size_t n_frames;
+    cp_evline ev[CP_EVIDENCE_MAX];
+    int n_ev;
+    bool in_table;         /* a copy inside a launcher's failure table */
+    bool time_estimated;   /* time taken from a neighbouring line */
+    bool has_traceback;
+    uint32_t repeats;      /* further identical events merged into this one */
+} cp_event;
+
+/* One source of lines as the scan first sees it: a global rank, or what
+ * the prefixes say before ranks are known (host + local rank, host + pid,
+ * a Slurm task, or just the stream). */
+typedef struct cp_writer {
+    cp_origin id;          /* identity fields; id.time unused */
+    int stream;            /* the stream that introduced it */
+    cp_time first_time, last_time;
+    int64_t last_step;     /* -1 none */
+    cp_time last_step_time;
+    cp_phase phase;        /* last phase line */
+    cp_phase_state phase_state;
+    cp_time phase_time;
+    int phase_stream;
+    uint64_t phase_line;
+    char *phase_text;
+    uint32_t n_hits;
+    uint32_t n_events;
+    int rank;              /* resolved global rank (analysis), -1 */
+} cp_writer;
+
+/* A launcher failure-table entry (torchelastic ChildFailedError). */
+typedef struct cp_table_entry {
+    int rank, local_rank, pid, exitcode, signal;
+    char host[CP_HOST_MAX];
+    cp_time time;
+    bool root_cause;       /* listed under "Root Cause" */
+    int stream;
+    uint64_t line;
+} cp_table_entry;
+
+/* Tie between a communicator rank and a process (NCCL init lines). */
+typedef struct cp_ident {
+    int rank, nranks, local_rank, pid, cuda_dev;
+    char host[CP_HOST_MAX];
+    char busid[24];
+} cp_ident;
+
+typedef struct cp_incident {
+    const cp_catalog *cat;
+    cp_matcher *matcher;
+    char **streams;        /* display paths */
+    size_t n_streams;
+    cp_writer *writers;
+    size_t n_writers, cap_writers;
+    void *writer_index;    /* hash: identity key -> writer */
+    cp_event *events;
+    size_t n_events, cap_events;
+    uint64_t dropped_events;
+    cp_table_entry *table;
+    size_t n_table, cap_table;
+    cp_ident *idents;
+    size_t n_idents, cap_idents;
+    int world_size;        /* largest world size any line stated, 0 unknown */
+    char **warnings;
+    size_t n_warnings;
+    uint64_t bytes, lines, hit_lines;
+    void *scan;            /* per-stream scan state (events.c) */
+} cp_incident;
+
+/* The incident borrows the catalog and matcher. */
+int cp_incident_init(cp_incident *inc, const cp_catalog *cat, cp_matcher *m);
+void cp_incident_free(cp_incident *inc);
+
+/* Streams are fed one at a time, in chunks of whole lines. */
+int cp_incident_begin_stream(cp_incident *inc, const char *path);
+int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line);
+void cp_incident_end_stream(cp_incident *inc);
+void cp_incident_warn(cp_incident *inc, const char *path, const char *message);
+
+/* ranks.c: writers and identity. */
+int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream);
+int cp_ident_add(cp_incident *inc, const cp_ident *id);
+int cp_table_add(cp_incident *inc, const cp_table_entry *e);
+/* Resolves every writer's global rank from the facts collected. */
+void cp_ranks_resolve(cp_incident *inc);
+void cp_ranks_free_index(cp_incident *inc);
+
+#endif

@@ -1,0 +1,352 @@
+#include "matcher.h"
+
+#include <hs.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_RAW_HITS = 1 << 20 };
+
+typedef struct raw_hit {
+    unsigned long long end;
+    unsigned int pattern;
+} raw_hit;
+
+struct cp_matcher {
+    const cp_catalog *cat;
+    hs_database_t *db;
+    hs_scratch_t *scratch;
+    uint32_t *pattern_rule;    /* pattern id -> rule index */
+    pcre2_code **pattern_re;   /* pattern id -> PCRE2 code when it has named groups */
+    size_t n_patterns;
+    pcre2_code ***frame_re;    /* rule -> if_frame expressions */
+    pcre2_match_data *md;
+    raw_hit *raw;              /* scan scratch */
+    size_t n_raw, cap_raw;
+    bool raw_overflow;
+};
+
+static bool has_named_group(const char *re)
+{
+    return strstr(re, "(?<") || strstr(re, "(?P<");
+}
+
+static pcre2_code *compile_pcre(const char *re, bool nocase, char *error, size_t error_len, const cp_rule *r)
+{
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *p = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, nocase ? PCRE2_CASELESS : 0,
+                                  &code, &off, NULL);
+    if (!p) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(code, msg, sizeof msg);
+        if (error)
+            snprintf(error, error_len, "%s:%d: rule '%s': bad expression at offset %zu: %s",
+                     r->file, r->line, r->id, (size_t)off, (char *)msg);
+        return NULL;
+    }
+    pcre2_jit_compile(p, PCRE2_JIT_COMPLETE);
+    return p;
+}
+
+static int count_patterns(const cp_catalog *cat)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cat->n_rules; i++)
+        n += cat->rules[i].n_match;
+    return (int)n;
+}
+
+static int compile_pcre_parts(cp_matcher *m, char *error, size_t error_len)
+{
+    const cp_catalog *cat = m->cat;
+    size_t pid = 0;
+    for (size_t i = 0; i < cat->n_rules; i++) {
+        const cp_rule *r = &cat->rules[i];
+        for (size_t j = 0; j < r->n_match; j++, pid++)
+            if (has_named_group(r->match[j]) &&
+                !(m->pattern_re[pid] = compile_pcre(r->match[j], r->nocase, error, error_len, r)))
+                return -1;
+        if (r->n_if_frame == 0)
+            continue;
+        if (!(m->frame_re[i] = calloc(r->n_if_frame, sizeof(pcre2_code *))))
+            return -1;
+        for (size_t j = 0; j < r->n_if_frame; j++)
+            if (!(m->frame_re[i][j] = compile_pcre(r->if_frame[j], false, error, error_len, r)))
+                return -1;
+    }
+    return 0;
+}
+
+/* Finds which expression vectorscan rejected, to name its rule. */
+static void name_bad_pattern(const cp_matcher *m, int expr, const char *msg, char *error, size_t error_len)
+{
+    if (!error)
+        return;
+    if (expr < 0 || (size_t)expr >= m->n_patterns) {
+        snprintf(error, error_len, "cannot compile the rule catalog: %s", msg);
+        return;
+    }
+    const cp_rule *r = &m->cat->rules[m->pattern_rule[expr]];
+    snprintf(error, error_len, "%s:%d: rule '%s': expression not supported by vectorscan: %s",
+             r->file, r->line, r->id, msg);
+}
+
+static int compile_hs(cp_matcher *m, char *error, size_t error_len)
+{
+    int rc = -1;
+    size_t n = m->n_patterns;
+    const char **exprs = calloc(n, sizeof *exprs);
+    unsigned *flags = calloc(n, sizeof *flags);
+    unsigned *ids = calloc(n, sizeof *ids);
+    if (!exprs || !flags || !ids)
+        goto done;
+    size_t pid = 0;
+    for (size_t i = 0; i < m->cat->n_rules; i++) {
+        const cp_rule *r = &m->cat->rules[i];
+        for (size_t j = 0; j < r->n_match; j++, pid++) {
+            exprs[pid] = r->match[j];
+            flags[pid] = HS_FLAG_MULTILINE | (r->nocase ? HS_FLAG_CASELESS : 0);
+            ids[pid] = (unsigned)pid;
+            m->pattern_rule[pid] = (uint32_t)i;
+        }
+    }
+    hs_compile_error_t *err = NULL;
+    if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db, &err) != HS_SUCCESS) {
+        name_bad_pattern(m, err ? err->expression : -1, err ? err->message : "?", error, error_len);
+        hs_free_compile_error(err);
+        goto done;
+    }
+    if (hs_alloc_scratch(m->db, &m->scratch) != HS_SUCCESS) {
+        if (error)
+            snprintf(error, error_len, "cannot allocate vectorscan scratch space");
+        goto done;
+    }
+    rc = 0;
+done:
+    free(exprs);
+    free(flags);
+    free(ids);
+    return rc;
+}
+
+int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t error_len)
+{
+    *out = NULL;
+    if (cat->n_rules == 0) {
+        if (error)
+            snprintf(error, error_len, "the rule catalog is empty");
+        return -1;
+    }
+    cp_matcher *m = calloc(1, sizeof *m);
+    if (!m)
+        return -1;
+    m->cat = cat;
+    m->n_patterns = (size_t)count_patterns(cat);
+    m->pattern_rule = calloc(m->n_patterns, sizeof *m->pattern_rule);
+    m->pattern_re = calloc(m->n_patterns, sizeof *m->pattern_re);
+    m->frame_re = calloc(cat->n_rules, sizeof *m->frame_re);
+    m->md = pcre2_match_data_create(32, NULL);
+    if (!m->pattern_rule || !m->pattern_re || !m->frame_re || !m->md ||
+        compile_hs(m, error, error_len) != 0 || compile_pcre_parts(m, error, error_len) != 0) {
+        cp_matcher_free(m);
+        return -1;
+    }
+    *out = m;
+    return 0;
+}
+
+void cp_matcher_free(cp_matcher *m)
+{
+    if (!m)
+        return;
+    if (m->scratch)
+        hs_free_scratch(m->scratch);
+    if (m->db)
+        hs_free_database(m->db);
+    for (size_t i = 0; i < m->n_patterns && m->pattern_re; i++)
+        pcre2_code_free(m->pattern_re[i]);
+    for (size_t i = 0; m->frame_re && i < m->cat->n_rules; i++) {
+        if (!m->frame_re[i])
+            continue;
+        for (size_t j = 0; j < m->cat->rules[i].n_if_frame; j++)
+            pcre2_code_free(m->frame_re[i][j]);
+        free(m->frame_re[i]);
+    }
+    free(m->frame_re);
+    free(m->pattern_re);
+    free(m->pattern_rule);
+    pcre2_match_data_free(m->md);
+    free(m->raw);
+    free(m);
+}
+
+static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
+                    unsigned int flags, void *ctx)
+{
+    (void)from;
+    (void)flags;
+    cp_matcher *m = ctx;
+    if (m->n_raw == m->cap_raw) {
+        size_t cap = m->cap_raw ? m->cap_raw * 2 : 1024;
+        raw_hit *p = cap <= MAX_RAW_HITS ? realloc(m->raw, cap * sizeof *p) : NULL;
+        if (!p) {
+            /* Too many hits in one chunk: keep what we have rather than fail. */
+            m->raw_overflow = true;
+            return 1;
+        }
+        m->raw = p;
+        m->cap_raw = cap;
+    }
+    m->raw[m->n_raw].end = to;
+    m->raw[m->n_raw].pattern = id;
+    m->n_raw++;
+    return 0;
+}
+
+static int by_end(const void *a, const void *b)
+{
+    const raw_hit *x = a, *y = b;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static cp_line_hits *line_for(cp_hit_list *h, size_t start, size_t len)
+{
+    if (h->n && h->lines[h->n - 1].start == start)
+        return &h->lines[h->n - 1];
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 256;
+        cp_line_hits *p = realloc(h->lines, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        h->lines = p;
+        h->cap = cap;
+    }
+    cp_line_hits *l = &h->lines[h->n++];
+    l->start = start;
+    l->len = len;
+    l->n_rules = 0;
+    return l;
+}
+
+static void add_rule(cp_line_hits *l, uint32_t rule)
+{
+    for (uint32_t i = 0; i < l->n_rules; i++)
+        if (l->rules[i] == rule)
+            return;
+    if (l->n_rules < sizeof l->rules / sizeof l->rules[0])
+        l->rules[l->n_rules++] = rule;
+}
+
+int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hits)
+{
+    hits->n = 0;
+    m->n_raw = 0;
+    m->raw_overflow = false;
+    if (len == 0)
+        return 0;
+    hs_error_t e = hs_scan(m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
+    if (e != HS_SUCCESS && e != HS_SCAN_TERMINATED)
+        return -1;
+    qsort(m->raw, m->n_raw, sizeof *m->raw, by_end);
+    size_t line_start = 0, line_end = 0; /* current line [start, end) */
+    bool have_line = false;
+    for (size_t i = 0; i < m->n_raw; i++) {
+        size_t end = (size_t)m->raw[i].end;
+        if (!have_line || end > line_end) {
+            /* A match ending exactly at a '\n' belongs to the line before it. */
+            size_t probe = end > 0 ? end - 1 : 0;
+            if (end > 0 && data[probe] == '\n' && probe > 0)
+                probe--;
+            const char *nl = memrchr(data, '\n', probe + (data[probe] == '\n' ? 0 : 1));
+            line_start = nl ? (size_t)(nl - data) + 1 : 0;
+            const char *e2 = memchr(data + line_start, '\n', len - line_start);
+            line_end = e2 ? (size_t)(e2 - data) : len;
+            have_line = true;
+        }
+        cp_line_hits *l = line_for(hits, line_start, line_end - line_start);
+        if (!l)
+            return -1;
+        add_rule(l, m->pattern_rule[m->raw[i].pattern]);
+    }
+    return 0;
+}
+
+static void put_capture(cp_captures *out, const char *name, const char *v, size_t n)
+{
+    for (int i = 0; i < out->n; i++)
+        if (strcmp(out->v[i].name, name) == 0)
+            return;
+    if (out->n >= CP_CAPTURE_MAX)
+        return;
+    cp_capture *c = &out->v[out->n++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    if (n >= sizeof c->value)
+        n = sizeof c->value - 1;
+    memcpy(c->value, v, n);
+    c->value[n] = '\0';
+}
+
+static void collect_named(pcre2_code *re, pcre2_match_data *md, const char *line, cp_captures *out)
+{
+    uint32_t count = 0, entry = 0;
+    PCRE2_SPTR table = NULL;
+    pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count);
+    pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+    pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    uint32_t pairs = pcre2_get_ovector_count(md);
+    for (uint32_t i = 0; i < count; i++) {
+        const unsigned char *e = table + i * entry;
+        uint32_t group = (uint32_t)(e[0] << 8 | e[1]);
+        if (group >= pairs || ov[2 * group] == PCRE2_UNSET)
+            continue;
+        put_capture(out, (const char *)e + 2, line + ov[2 * group], ov[2 * group + 1] - ov[2 * group]);
+    }
+}
+
+int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t len, cp_captures *out)
+{
+    size_t pid = 0;
+    for (uint32_t i = 0; i < rule; i++)
+        pid += m->cat->rules[i].n_match;
+    const cp_rule *r = &m->cat->rules[rule];
+    for (size_t j = 0; j < r->n_match; j++, pid++) {
+        pcre2_code *re = m->pattern_re[pid];
+        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, m->md, NULL) >= 0)
+            collect_named(re, m->md, line, out);
+    }
+    return out->n;
+}
+
+const char *cp_captures_get(const cp_captures *c, const char *name)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->v[i].name, name) == 0)
+            return c->v[i].value;
+    return NULL;
+}
+
+bool cp_matcher_has_if_frame(const cp_matcher *m, uint32_t rule)
+{
+    return m->cat->rules[rule].n_if_frame > 0;
+}
+
+bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t len)
+{
+    const cp_rule *r = &m->cat->rules[rule];
+    if (r->n_if_frame == 0)
+        return true;
+    for (size_t j = 0; j < r->n_if_frame; j++)
+        if (pcre2_match(m->frame_re[rule][j], (PCRE2_SPTR)frame, len, 0, 0, m->md, NULL) >= 0)
+            return true;
+    return false;
+}
+
+void cp_hit_list_free(cp_hit_list *h)
+{
+    free(h->lines);
+    memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,67 @@
+/* matcher.h - scans text against every rule at once.
+ *
+ * All `match` expressions of the catalog are compiled into one vectorscan
+ * database; a chunk of many lines is scanned in a single pass and the hits
+ * are reported per line. PCRE2 runs only on lines that hit, to pull out
+ * named captures and to check `if_frame` conditions.
+ */
+#ifndef CULPRIT_MATCHER_H
+#define CULPRIT_MATCHER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+
+typedef struct cp_matcher cp_matcher;
+
+/* A line of a chunk and the rules that hit it. */
+typedef struct cp_line_hits {
+    size_t start;        /* offset of the line in the chunk */
+    size_t len;          /* without the '\n' */
+    uint32_t rules[8];   /* rule indices, deduplicated, in catalog order */
+    uint32_t n_rules;
+} cp_line_hits;
+
+typedef struct cp_hit_list {
+    cp_line_hits *lines;
+    size_t n, cap;
+} cp_hit_list;
+
+enum { CP_CAPTURE_MAX = 16, CP_CAPTURE_VALUE = 160 };
+
+typedef struct cp_capture {
+    char name[24];
+    char value[CP_CAPTURE_VALUE];
+} cp_capture;
+
+typedef struct cp_captures {
+    cp_capture v[CP_CAPTURE_MAX];
+    int n;
+} cp_captures;
+
+/* Compiles the catalog (which must outlive the matcher). On failure
+ * returns -1 and, if `error` is given, a message naming the rule's
+ * file:line. The caller owns *out (cp_matcher_free). */
+int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t error_len);
+void cp_matcher_free(cp_matcher *m);
+
+/* Scans `len` bytes of whole lines; fills `hits` (cleared first) with one
+ * entry per line that any rule hit, in line order. Returns 0 or -1. */
+int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hits);
+
+/* Named captures of a rule's expressions on a line (all its expressions
+ * that have named groups, first value of a name wins). Returns the count. */
+int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t len, cp_captures *out);
+
+/* Value of a captured name, or NULL. */
+const char *cp_captures_get(const cp_captures *c, const char *name);
+
+/* True when the rule has no if_frame condition or `frame` matches one. */
+bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t len);
+bool cp_matcher_has_if_frame(const cp_matcher *m, uint32_t rule);
+
+void cp_hit_list_free(cp_hit_list *h);
+
+#endif

@@ -1,0 +1,302 @@
+/* ranks.c - writers, identity facts, and resolving both to global ranks.
+ *
+ * During the scan every matched line is filed under a writer keyed by the
+ * best identity its prefixes give. Ranks are often not on every line (a
+ * per-node log shows "[default6]:" only; a kernel log shows a pid), so the
+ * scan also keeps facts that tie identities together: NCCL's init lines
+ * (host, pid, GPU -> rank), torchrun's failure table (rank <-> pid), and
+ * lines carrying both a rank and another field. cp_ranks_resolve turns
+ * every writer into a global rank where the facts allow.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "incident.h"
+
+enum { MAX_WRITERS = 1 << 20, MAX_FACTS = 1 << 20 };
+
+typedef struct slot {
+    uint64_t hash;
+    int writer;   /* -1 empty */
+} slot;
+
+typedef struct windex {
+    slot *slots;
+    size_t cap;   /* power of two */
+    size_t used;
+} windex;
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return h ? h : 1;
+}
+
+static void writer_key(const cp_origin *o, int stream, char *buf, size_t n)
+{
+    if (o->rank >= 0)
+        snprintf(buf, n, "r%d", o->rank);
+    else if (o->local_rank >= 0)
+        snprintf(buf, n, "l%s/%d", o->host, o->local_rank);
+    else if (o->pid >= 0)
+        snprintf(buf, n, "p%s/%d", o->host, o->pid);
+    else if (o->task >= 0)
+        snprintf(buf, n, "t%d", o->task);
+    else
+        snprintf(buf, n, "s%d", stream);
+}
+
+static int index_grow(windex *ix, const cp_writer *writers)
+{
+    size_t cap = ix->cap ? ix->cap * 2 : 1024;
+    slot *s = malloc(cap * sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        s[i].writer = -1;
+    for (size_t i = 0; i < ix->cap; i++) {
+        if (ix->slots[i].writer < 0)
+            continue;
+        size_t j = ix->slots[i].hash & (cap - 1);
+        while (s[j].writer >= 0)
+            j = (j + 1) & (cap - 1);
+        s[j] = ix->slots[i];
+    }
+    (void)writers;
+    free(ix->slots);
+    ix->slots = s;
+    ix->cap = cap;
+    return 0;
+}
+
+/* Adds the fields a line knows and the writer does not yet. */
+static void writer_learn(cp_writer *w, const cp_origin *o)
+{
+    if (w->id.local_rank < 0 && o->local_rank >= 0)
+        w->id.local_rank = o->local_rank;
+    if (w->id.pid < 0 && o->pid >= 0)
+        w->id.pid = o->pid;
+    if (w->id.task < 0 && o->task >= 0)
+        w->id.task = o->task;
+    if (w->id.cuda_dev < 0 && o->cuda_dev >= 0)
+        w->id.cuda_dev = o->cuda_dev;
+    if (!w->id.host[0] && o->host[0])
+        memcpy(w->id.host, o->host, sizeof w->id.host);
+}
+
+static int writer_new(cp_incident *inc, const cp_origin *o, int stream)
+{
+    if (inc->n_writers >= MAX_WRITERS)
+        return -1;
+    if (inc->n_writers == inc->cap_writers) {
+        size_t cap = inc->cap_writers ? inc->cap_writers * 2 : 64;
+        cp_writer *p = realloc(inc->writers, cap * sizeof *p);
+        if (!p)
+            return -1;
+        inc->writers = p;
+        inc->cap_writers = cap;
+    }
+    cp_writer *w = &inc->writers[inc->n_writers];
+    memset(w, 0, sizeof *w);
+    cp_origin_init(&w->id);
+    w->id.rank = o->rank;
+    w->id.local_rank = o->local_rank;
+    w->id.pid = o->pid;
+    w->id.task = o->task;
+    w->id.cuda_dev = o->cuda_dev;
+    memcpy(w->id.host, o->host, sizeof w->id.host);
+    w->stream = stream;
+    w->last_step = -1;
+    w->rank = -1;
+    return (int)inc->n_writers++;
+}
+
+int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
+{
+    windex *ix = inc->writer_index;
+    if (!ix) {
+        if (!(ix = calloc(1, sizeof *ix)))
+            return -1;
+        inc->writer_index = ix;
+    }
+    if ((ix->used + 1) * 2 > ix->cap && index_grow(ix, inc->writers) != 0)
+        return -1;
+    char key[CP_HOST_MAX + 32];
+    writer_key(o, stream, key, sizeof key);
+    uint64_t h = fnv1a(key);
+    size_t j = h & (ix->cap - 1);
+    char other[CP_HOST_MAX + 32];
+    for (; ix->slots[j].writer >= 0; j = (j + 1) & (ix->cap - 1)) {
+        if (ix->slots[j].hash != h)
+            continue;
+        cp_writer *w = &inc->writers[ix->slots[j].writer];
+        writer_key(&w->id, w->stream, other, sizeof other);
+        if (strcmp(key, other) == 0) {
+            writer_learn(w, o);
+            return ix->slots[j].writer;
+        }
+    }
+    int wi = writer_new(inc, o, stream);
+    if (wi < 0)
+        return -1;
+    ix->slots[j].hash = h;
+    ix->slots[j].writer = wi;
+    ix->used++;
+    return wi;
+}
+
+static void *grow_array(void *p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return p;
+    if (n >= MAX_FACTS)
+        return NULL;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *q = realloc(p, c * elem);
+    if (q)
+        *cap = c;
+    return q;
+}
+
+int cp_ident_add(cp_incident *inc, const cp_ident *id)
+{
+    for (size_t i = 0; i < inc->n_idents; i++) {
+        const cp_ident *x = &inc->idents[i];
+        if (x->rank == id->rank && x->nranks == id->nranks && x->pid == id->pid &&
+            x->local_rank == id->local_rank && strcmp(x->host, id->host) == 0)
+            return 0;
+    }
+    cp_ident *p = grow_array(inc->idents, &inc->cap_idents, inc->n_idents, sizeof *p);
+    if (!p)
+        return -1;
+    inc->idents = p;
+    inc->idents[inc->n_idents++] = *id;
+    if (id->nranks > inc->world_size)
+        inc->world_size = id->nranks;
+    return 0;
+}
+
+int cp_table_add(cp_incident *inc, const cp_table_entry *e)
+{
+    cp_table_entry *p = grow_array(inc->table, &inc->cap_table, inc->n_table, sizeof *p);
+    if (!p)
+        return -1;
+    inc->table = p;
+    inc->table[inc->n_table++] = *e;
+    return 0;
+}
+
+static bool host_match(const char *a, const char *b)
+{
+    return !a[0] || !b[0] || strcmp(a, b) == 0;
+}
+
+/* The rank a (host, local rank) pair has, from rank writers, NCCL world
+ * communicator lines and the failure table; -1 when unknown or ambiguous. */
+static int rank_of_local(const cp_incident *inc, const char *host, int local)
+{
+    int found = -1;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->id.rank >= 0 && w->id.local_rank == local && host[0] && strcmp(w->id.host, host) == 0)
+            return w->id.rank;
+    }
+    for (size_t i = 0; i < inc->n_idents; i++) {
+        const cp_ident *x = &inc->idents[i];
+        if (x->nranks == inc->world_size && x->local_rank == local && host_match(host, x->host)) {
+            if (found >= 0 && found != x->rank)
+                return -1;
+            found = x->rank;
+        }
+    }
+    for (size_t i = 0; found < 0 && i < inc->n_table; i++) {
+        const cp_table_entry *t = &inc->table[i];
+        if (t->local_rank == local && t->rank >= 0 && host_match(host, t->host))
+            found = t->rank;
+    }
+    return found;
+}
+
+static int rank_of_pid(const cp_incident *inc, const char *host, int pid)
+{
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->id.rank >= 0 && w->id.pid == pid && host_match(host, w->id.host))
+            return w->id.rank;
+    }
+    for (size_t i = 0; i < inc->n_idents; i++) {
+        const cp_ident *x = &inc->idents[i];
+        if (x->pid == pid && x->nranks == inc->world_size && host_match(host, x->host))
+            return x->rank;
+    }
+    for (size_t i = 0; i < inc->n_table; i++)
+        if (inc->table[i].pid == pid && inc->table[i].rank >= 0)
+            return inc->table[i].rank;
+    return -1;
+}
+
+/* A Slurm task is a rank only when the job launched one task per rank:
+ * no line ties a task to several ranks. */
+static int rank_of_task(const cp_incident *inc, int task)
+{
+    bool any_rank = false;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->id.rank < 0)
+            continue;
+        any_rank = true;
+        if (w->id.task == task && w->id.rank != task)
+            return -1;
+    }
+    return any_rank && inc->world_size > 0 && task >= inc->world_size ? -1 : task;
+}
+
+static bool single_host(const cp_incident *inc)
+{
+    const char *h = NULL;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const char *x = inc->writers[i].id.host;
+        if (!x[0])
+            continue;
+        if (h && strcmp(h, x) != 0)
+            return false;
+        h = x;
+    }
+    return true;
+}
+
+void cp_ranks_resolve(cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].id.rank + 1 > inc->world_size)
+            inc->world_size = inc->writers[i].id.rank + 1;
+    bool one_host = single_host(inc);
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        cp_writer *w = &inc->writers[i];
+        int r = w->id.rank;
+        if (r < 0 && w->id.local_rank >= 0) {
+            r = rank_of_local(inc, w->id.host, w->id.local_rank);
+            if (r < 0 && one_host)
+                r = w->id.local_rank;
+        }
+        if (r < 0 && w->id.pid >= 0)
+            r = rank_of_pid(inc, w->id.host, w->id.pid);
+        if (r < 0 && w->id.task >= 0)
+            r = rank_of_task(inc, w->id.task);
+        w->rank = r;
+    }
+}
+
+void cp_ranks_free_index(cp_incident *inc)
+{
+    windex *ix = inc->writer_index;
+    if (ix)
+        free(ix->slots);
+    free(ix);
+    inc->writer_index = NULL;
+}

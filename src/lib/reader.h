@@ -1,0 +1,57 @@
+/* reader.h - turns PATH arguments into streams of whole lines.
+ *
+ * A PATH is a file, a folder (walked recursively, in sorted order), an
+ * archive (tar, tar.gz/tgz, zip, ...) or a compressed file (.gz, .zst,
+ * .xz, .bz2) recognised by its magic bytes through libarchive, or "-" for
+ * standard input. Each file (or archive member) is one stream. The reader
+ * never holds a whole file: it hands over buffers of complete lines.
+ *
+ * Bad input never stops the run: a binary file, an unreadable file, a
+ * truncated archive, a FIFO or device, a symlink loop is reported through
+ * `warn` (naming the file) and the rest is read.
+ */
+#ifndef CULPRIT_READER_H
+#define CULPRIT_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cp_reader_opts {
+    size_t max_line;          /* bytes of a line kept; longer lines are cut (default 64 KiB) */
+    size_t chunk_size;        /* target size of a chunk (default 1 MiB) */
+    uint64_t max_member_bytes;/* decompressed bytes read from one archive member or
+                                 compressed file (default 64 GiB); the rest is skipped with a warning */
+    double max_ratio;         /* decompression ratio above which an archive member is abandoned
+                                 as a bomb (default 1000); 0 = no limit */
+} cp_reader_opts;
+
+typedef struct cp_stream_info {
+    const char *path;   /* display path: "logs/rank_3.log", "run.tgz:node1/rank_3.log", "-" */
+    int index;          /* 0, 1, 2 ... in the order streams are read */
+} cp_stream_info;
+
+typedef struct cp_reader_cb {
+    /* A stream starts. Return nonzero to skip it. */
+    int (*begin)(void *user, const cp_stream_info *info);
+    /* `data` holds `len` bytes of complete lines, each ending in '\n' (the
+     * reader adds one after a last line that has none). NUL bytes have
+     * been replaced by spaces. `first_line` is the 1-based number of the
+     * first line of the chunk in its stream. The buffer is only valid
+     * during the call. Return nonzero to stop reading this stream. */
+    int (*chunk)(void *user, const char *data, size_t len, uint64_t first_line);
+    /* The stream ended (also after an error in its middle). */
+    void (*end)(void *user, const cp_stream_info *info);
+    /* Something about an input the user should know; `path` names it. */
+    void (*warn)(void *user, const char *path, const char *message);
+} cp_reader_cb;
+
+/* Sets the defaults above. */
+void cp_reader_opts_default(cp_reader_opts *opts);
+
+/* Reads every path in order, calling cb. Returns the number of streams
+ * that delivered at least one byte of text, or -1 if a path could not be
+ * read at all and nothing else could be read either. */
+int cp_reader_run(const char *const *paths, size_t n_paths,
+                  const cp_reader_opts *opts, const cp_reader_cb *cb, void *user);
+
+#endif

@@ -1,0 +1,115 @@
+#include "strutil.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+char *cp_strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *cp_strdup(const char *s)
+{
+    return s ? cp_strndup(s, strlen(s)) : NULL;
+}
+
+/* Skips an ANSI escape sequence starting at s[0] == ESC; returns its length. */
+static size_t ansi_len(const char *s, size_t n)
+{
+    if (n < 2 || s[1] != '[')
+        return 1;
+    size_t i = 2;
+    while (i < n && (isdigit((unsigned char)s[i]) || s[i] == ';' || s[i] == '?'))
+        i++;
+    return i < n ? i + 1 : n;
+}
+
+char *cp_display_line(const char *line, size_t len, size_t max)
+{
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        len--;
+    /* A progress bar rewrites itself with '\r': what a terminal shows is
+     * the text after the last one. */
+    const char *cr = memrchr(line, '\r', len);
+    if (cr) {
+        len -= (size_t)(cr + 1 - line);
+        line = cr + 1;
+    }
+    size_t cap = len < max ? len : max;
+    char *out = malloc(cap + 4);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len && o < cap;) {
+        unsigned char c = (unsigned char)line[i];
+        if (c == 0x1b) {
+            i += ansi_len(line + i, len - i);
+            continue;
+        }
+        out[o++] = (c < 0x20 && c != '\t') || c == 0x7f ? ' ' : (char)c;
+        i++;
+    }
+    /* Do not end in the middle of a UTF-8 sequence. */
+    if (o == cap && cap < len) {
+        while (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0x80)
+            o--;
+        if (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0xC0)
+            o--;
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    while (o > 0 && isspace((unsigned char)out[o - 1]))
+        o--;
+    out[o] = '\0';
+    return out;
+}
+
+char *cp_trim(char *s)
+{
+    char *b = s;
+    while (*b && isspace((unsigned char)*b))
+        b++;
+    size_t n = strlen(b);
+    while (n > 0 && isspace((unsigned char)b[n - 1]))
+        n--;
+    memmove(s, b, n);
+    s[n] = '\0';
+    return s;
+}
+
+bool cp_parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cp_starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+const char *cp_memstr(const char *hay, size_t n, const char *needle)
+{
+    size_t m = strlen(needle);
+    if (m == 0)
+        return hay;
+    for (size_t i = 0; i + m <= n; i++)
+        if (strncasecmp(hay + i, needle, m) == 0)
+            return hay + i;
+    return NULL;
+}

@@ -1,0 +1,25 @@
+/* strutil.h - small string helpers shared by the modules. */
+#ifndef CULPRIT_STRUTIL_H
+#define CULPRIT_STRUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* strdup of at most n bytes; NULL only when out of memory. */
+char *cp_strndup(const char *s, size_t n);
+char *cp_strdup(const char *s);
+/* Copies a line for display: at most `max` bytes, with ANSI colour codes
+ * removed, control bytes turned into spaces, text after the last '\r'
+ * (progress bars) kept, trailing whitespace trimmed. Caller frees. */
+char *cp_display_line(const char *line, size_t len, size_t max);
+/* Trims leading and trailing whitespace in place; returns s. */
+char *cp_trim(char *s);
+/* Parses a decimal integer (optional sign); returns false if none. */
+bool cp_parse_i64(const char *s, int64_t *out);
+/* True when s starts with prefix. */
+bool cp_starts_with(const char *s, const char *prefix);
+/* Case-insensitive substring search bounded by n bytes of hay. */
+const char *cp_memstr(const char *hay, size_t n, const char *needle);
+
+#endif
