@@ -79,10 +79,17 @@ static char *format_time(const cp_time *t)
 /* glog and syslog times have no year: borrow the incident's. Boot-relative
  * kernel times cannot be ordered against wall clocks without a boot time,
  * so they do not take part in ordering. */
-static void normalize_one(cp_time *t, int64_t year_start)
+static bool leap_year(int64_t y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static void normalize_one(cp_time *t, int64_t year)
 {
     if (t->kind == CP_TS_NOYEAR) {
-        t->ms += year_start;
+        /* NOYEAR counts days in a common year (origin.h) */
+        int64_t day = 86400000LL;
+        t->ms += cp_year_start_ms(year) + (leap_year(year) && t->ms >= 59 * day ? day : 0);
         t->kind = CP_TS_ABS;
     } else if (t->kind == CP_TS_BOOT) {
         t->kind = CP_TS_NONE;
@@ -103,7 +110,7 @@ static int64_t incident_year(const cp_incident *inc)
 
 static void normalize_times(cp_incident *inc)
 {
-    int64_t ys = cp_year_start_ms(incident_year(inc));
+    int64_t ys = incident_year(inc);
     for (size_t i = 0; i < inc->n_events; i++)
         normalize_one(&inc->events[i].origin.time, ys);
     for (size_t i = 0; i < inc->n_writers; i++) {

@@ -231,13 +231,20 @@ static cp_line_hits *line_for(cp_hit_list *h, size_t start, size_t len)
     return l;
 }
 
+/* Keeps a line's rules sorted in catalog order, so ties between rules of
+ * equal weight break the same way wherever the matches end. */
 static void add_rule(cp_line_hits *l, uint32_t rule)
 {
-    for (uint32_t i = 0; i < l->n_rules; i++)
-        if (l->rules[i] == rule)
-            return;
-    if (l->n_rules < sizeof l->rules / sizeof l->rules[0])
-        l->rules[l->n_rules++] = rule;
+    uint32_t at = 0;
+    while (at < l->n_rules && l->rules[at] < rule)
+        at++;
+    if (at < l->n_rules && l->rules[at] == rule)
+        return;
+    if (l->n_rules == sizeof l->rules / sizeof l->rules[0])
+        return;
+    memmove(&l->rules[at + 1], &l->rules[at], (l->n_rules - at) * sizeof l->rules[0]);
+    l->rules[at] = rule;
+    l->n_rules++;
 }
 
 int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hits)

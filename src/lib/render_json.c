@@ -16,11 +16,11 @@ static json_t *str_or_null(const char *s)
 static json_t *verdict(const cp_diagnosis *d)
 {
     json_t *v = json_object();
-    json_object_set_new(v, "first_rank", d->first_rank >= 0 ? json_integer(d->first_rank) : json_null());
+    json_object_set_new(v, "first_rank", d->failed && d->first_rank >= 0 ? json_integer(d->first_rank) : json_null());
     json_object_set_new(v, "kind", json_string(d->failed && d->kind != CP_KIND_NONE ? cp_kind_name(d->kind) : "unknown"));
     json_object_set_new(v, "owner", json_string(d->failed ? cp_owner_name(d->owner) : "unknown"));
     json_object_set_new(v, "phase", json_string(d->failed ? cp_phase_name(d->phase) : "unknown"));
-    json_object_set_new(v, "hang", json_boolean(d->hang));
+    json_object_set_new(v, "hang", json_boolean(d->failed && d->hang));
     return v;
 }
 

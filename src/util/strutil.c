@@ -32,6 +32,22 @@ static size_t ansi_len(const char *s, size_t n)
     return i < n ? i + 1 : n;
 }
 
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static size_t utf8_len(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = u[0] >= 0xF0 && u[0] <= 0xF4 ? 4 : u[0] >= 0xE0 ? 3 : u[0] >= 0xC2 && u[0] <= 0xDF ? 2 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((u[i] & 0xC0) != 0x80)
+            return 0;
+    if ((u[0] == 0xE0 && u[1] < 0xA0) || (u[0] == 0xED && u[1] > 0x9F) || (u[0] == 0xF0 && u[1] < 0x90) ||
+        (u[0] == 0xF4 && u[1] > 0x8F))
+        return 0; /* overlong, surrogate, or beyond U+10FFFF */
+    return len;
+}
+
 char *cp_display_line(const char *line, size_t len, size_t max)
 {
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -47,22 +63,35 @@ char *cp_display_line(const char *line, size_t len, size_t max)
     char *out = malloc(cap + 4);
     if (!out)
         return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < len && o < cap;) {
+    size_t o = 0, i = 0;
+    bool cut = false;
+    while (i < len && !(cut = o >= cap)) {
         unsigned char c = (unsigned char)line[i];
         if (c == 0x1b) {
             i += ansi_len(line + i, len - i);
             continue;
         }
+        if (c >= 0x80) {
+            /* keep valid UTF-8 sequences whole; a stray byte becomes '?' so
+             * every report (JSON above all) stays valid UTF-8 */
+            size_t n = utf8_len(line + i, len - i);
+            if (n == 0) {
+                out[o++] = '?';
+                i++;
+            } else if (o + n <= cap) {
+                memcpy(out + o, line + i, n);
+                o += n;
+                i += n;
+            } else {
+                cut = true; /* no room for the whole sequence */
+                break;
+            }
+            continue;
+        }
         out[o++] = (c < 0x20 && c != '\t') || c == 0x7f ? ' ' : (char)c;
         i++;
     }
-    /* Do not end in the middle of a UTF-8 sequence. */
-    if (o == cap && cap < len) {
-        while (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0x80)
-            o--;
-        if (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0xC0)
-            o--;
+    if (cut) {
         memcpy(out + o, "...", 3);
         o += 3;
     }

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Scores culprit on a labelled set with the shared scorer and fails below
+# the floors the engine issue set. Usage: score.sh real|corpus
+#   real    tests/fixtures/real: real torchrun runs made by tests/fixtures/real/gen
+#   corpus  ../shared/corpus: logs from public bug reports (development set)
+set -euo pipefail
+src=${CULPRIT_SOURCE:?}
+bin=${CULPRIT_BIN:?}
+scorer="$src/../shared/tools/score"
+if [ ! -x "$scorer" ] || ! command -v python3 >/dev/null; then
+    echo "skipped: the shared scorer or python3 is not available"
+    exit 77
+fi
+case "${1:-}" in
+    real) dir="$src/tests/fixtures/real" ;;
+    corpus) dir="$src/../shared/corpus" ;;
+    *) echo "usage: score.sh real|corpus" >&2; exit 2 ;;
+esac
+[ -d "$dir" ] || { echo "skipped: $dir not present"; exit 77; }
+python3 "$scorer" --bin "$bin" \
+    --min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90 \
+    "$dir"

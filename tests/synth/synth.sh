@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Synthetic incidents at 512 ranks, every planted fault in every layout
+# (../shared/tools/synthlogs.py): the first failing rank and the kind must
+# match the planted truth. Usage: synth.sh [RANKS] [SIZE]
+set -uo pipefail
+src=${CULPRIT_SOURCE:?}
+bin=${CULPRIT_BIN:?}
+gen="$src/../shared/tools/synthlogs.py"
+ranks=${1:-512}
+size=${2:-6M}
+if [ ! -f "$gen" ] || ! command -v python3 >/dev/null; then
+    echo "skipped: synthlogs.py or python3 is not available"
+    exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+faults=$(python3 "$gen" --list | awk '/^[a-z_0-9]+ +kind=/{print $1}')
+fail=0 total=0
+for fault in $faults; do
+    for layout in combined per-rank per-node; do
+        out="$work/$fault-$layout"
+        extra=()
+        [ "$fault" = dtensor_mismatch ] && extra=(--framework fsdp2)
+        [ "$fault" = zero3_param_state ] && extra=(--framework deepspeed)
+        python3 "$gen" --ranks "$ranks" --size "$size" --layout "$layout" --fault "$fault" --seed 7 \
+            "${extra[@]}" "$out" >/dev/null 2>&1 || { echo "FAIL $fault/$layout: synthlogs failed"; fail=$((fail+1)); continue; }
+        total=$((total+1))
+        "$bin" diagnose --json --quiet "$out" > "$out.json" 2>/dev/null
+        verdict=$(python3 - "$out/truth.json" "$out.json" <<'PY'
+import json, sys
+truth = json.load(open(sys.argv[1]))
+got = json.load(open(sys.argv[2]))["verdict"]
+bad = []
+if got["first_rank"] not in truth["first_rank"]:
+    bad.append(f"first_rank want {truth['first_rank']} got {got['first_rank']}")
+if got["kind"] != truth["kind"]:
+    bad.append(f"kind want {truth['kind']} got {got['kind']}")
+print("; ".join(bad) or "ok")
+PY
+)
+        if [ "$verdict" = ok ]; then
+            echo "ok   $fault/$layout"
+        else
+            echo "FAIL $fault/$layout: $verdict"
+            fail=$((fail+1))
+        fi
+    done
+done
+echo "$((total-fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]

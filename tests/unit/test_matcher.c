@@ -1,0 +1,478 @@
+/* test_matcher.c - unit tests of the matcher: one vectorscan pass over a
+ * chunk of lines, hits attributed to lines, PCRE2 captures, nocase rules,
+ * if_frame conditions, and compile errors that name the rule. The rules
+ * are written at run time into a temporary file. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "matcher.h"
+
+/* Rule indices in the order the rules below are written. */
+enum { R_OOM, R_RANK, R_NOCASE, R_FRAME, R_EOL, R_NL, R_CODE, R_COUNT };
+
+static const char test_rules[] =
+    "[rule t.oom]\n"
+    "role = root\nkind = cuda_oom\ntitle = OOM\nmeans = m\naction = a\n"
+    "match = CUDA out of memory\\. Tried to allocate (?<size>[0-9.]+ [KMGT]i?B)\n"
+    "match = OutOfMemoryError\n"
+    "test = torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    "\n"
+    "[rule t.rank]\n"
+    "role = identity\n"
+    "match = rank(?<rank>[0-9]+) pid (?<pid>[0-9]+)\n"
+    "match = \\[(?<rank>[0-9]+)\\]<stderr>\n"
+    "test = rank3 pid 4242\n"
+    "\n"
+    "[rule t.nocase]\n"
+    "role = context\nnocase = yes\n"
+    "match = training failed\n"
+    "test = ERROR Training FAILED\n"
+    "\n"
+    "[rule t.frame]\n"
+    "role = root\nkind = mixed_dtype_gather\ntitle = T\nmeans = m\naction = a\n"
+    "match = RuntimeError: expected scalar type\n"
+    "if_frame = partitioned_param_coordinator\\.py\n"
+    "if_frame = zero/stage3\\.py\", line [0-9]+\n"
+    "test = RuntimeError: expected scalar type Half but found Float\n"
+    "\n"
+    "[rule t.eol]\n"
+    "role = context\n"
+    "match = FATAL$\n"
+    "test = job FATAL\n"
+    "\n"
+    "[rule t.nl]\n"
+    "role = context\n"
+    "match = disk full\\n\n"
+    "test = disk full\n"
+    "\n"
+    "[rule t.code]\n"
+    "role = context\nnocase = yes\n"
+    "match = error code (?<code>[0-9]+)\n"
+    "test = ERROR CODE 7\n";
+
+static char rules_path[PATH_MAX];
+
+typedef struct fixture {
+    cp_catalog cat;
+    cp_matcher *m;
+    cp_hit_list hits;
+} fixture;
+
+static void write_rules(const char *text)
+{
+    FILE *f = fopen(rules_path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(rules_path, sizeof rules_path, "%s/culprit-matcher-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(rules_path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    unlink(rules_path);
+    return 0;
+}
+
+/* Each test gets the test catalog compiled afresh. */
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    char err[512] = "";
+    if (!fx)
+        return -1;
+    cp_catalog_init(&fx->cat);
+    write_rules(test_rules);
+    if (cp_catalog_load_file(&fx->cat, rules_path) != 0 || fx->cat.n_rules != R_COUNT) {
+        fprintf(stderr, "catalog: %s\n", fx->cat.error);
+        cp_catalog_free(&fx->cat);
+        free(fx);
+        return -1;
+    }
+    if (cp_matcher_new(&fx->m, &fx->cat, err, sizeof err) != 0) {
+        fprintf(stderr, "matcher: %s\n", err);
+        cp_catalog_free(&fx->cat);
+        free(fx);
+        return -1;
+    }
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    cp_hit_list_free(&fx->hits);
+    cp_matcher_free(fx->m);
+    cp_catalog_free(&fx->cat);
+    free(fx);
+    return 0;
+}
+
+/* Asserts that line `i` of the hits is at [start, start+len) of `chunk`,
+ * that it is the line `text`, and that its rules are exactly `want`. */
+static void check_line(const cp_hit_list *h, size_t i, const char *chunk, const char *text,
+                       const uint32_t *want, uint32_t n_want)
+{
+    assert_true(i < h->n);
+    const cp_line_hits *l = &h->lines[i];
+    const char *p = strstr(chunk, text);
+    assert_non_null(p);
+    assert_int_equal(l->start, (size_t)(p - chunk));
+    assert_int_equal(l->len, strlen(text));
+    assert_memory_equal(chunk + l->start, text, l->len);
+    if (l->n_rules != n_want)
+        fail_msg("line %zu ('%s'): %u rules, want %u", i, text, l->n_rules, n_want);
+    /* every wanted rule exactly once (no duplicates, nothing else) */
+    for (uint32_t j = 0; j < n_want; j++) {
+        int seen = 0;
+        for (uint32_t k = 0; k < l->n_rules; k++)
+            seen += l->rules[k] == want[j];
+        if (seen != 1)
+            fail_msg("line %zu ('%s'): rule %u seen %d times", i, text, want[j], seen);
+    }
+}
+
+/* ---- scanning ---------------------------------------------------------- */
+
+static void test_scan_lines(void **state)
+{
+    fixture *fx = *state;
+    static const char chunk[] =
+        "CUDA out of memory. Tried to allocate 2.00 GiB; torch.OutOfMemoryError again OutOfMemoryError\n"
+        "an ordinary line\n"
+        "rank3 pid 4242: Training FAILED\n"
+        "\n"
+        "[7]<stderr> nothing else here\n"
+        "OutOfMemoryError";  /* last line, no newline */
+
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 4);
+    /* three matches of one rule on the first line count once */
+    check_line(&fx->hits, 0, chunk, "CUDA out of memory. Tried to allocate 2.00 GiB; torch.OutOfMemoryError again "
+                                    "OutOfMemoryError", (uint32_t[]){R_OOM}, 1);
+    check_line(&fx->hits, 1, chunk, "rank3 pid 4242: Training FAILED", (uint32_t[]){R_RANK, R_NOCASE}, 2);
+    check_line(&fx->hits, 2, chunk, "[7]<stderr> nothing else here", (uint32_t[]){R_RANK}, 1);
+    /* the last line of the chunk, at its very end */
+    assert_int_equal(fx->hits.lines[3].start, strlen(chunk) - strlen("OutOfMemoryError"));
+    assert_int_equal(fx->hits.lines[3].len, strlen("OutOfMemoryError"));
+    assert_int_equal(fx->hits.lines[3].n_rules, 1);
+    assert_int_equal(fx->hits.lines[3].rules[0], R_OOM);
+}
+
+static void test_scan_first_and_last_line(void **state)
+{
+    fixture *fx = *state;
+    /* a hit on the first byte of the chunk, a trailing newline at the end */
+    static const char chunk[] = "OutOfMemoryError\nquiet\nquiet too\nlast: rank0 pid 1\n";
+
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 2);
+    assert_int_equal(fx->hits.lines[0].start, 0);
+    assert_int_equal(fx->hits.lines[0].len, strlen("OutOfMemoryError"));
+    assert_int_equal(fx->hits.lines[0].rules[0], R_OOM);
+    check_line(&fx->hits, 1, chunk, "last: rank0 pid 1", (uint32_t[]){R_RANK}, 1);
+
+    /* a one-line chunk that is nothing but the match */
+    assert_int_equal(cp_matcher_scan(fx->m, "OutOfMemoryError", 16, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 1);
+    assert_int_equal(fx->hits.lines[0].start, 0);
+    assert_int_equal(fx->hits.lines[0].len, 16);
+}
+
+/* "FATAL$" ends right before the '\n'; "disk full\n" ends right after it.
+ * Both belong to the line that holds the text, not to the next one. */
+static void test_match_ending_at_newline(void **state)
+{
+    fixture *fx = *state;
+    static const char chunk[] =
+        "job FATAL\n"
+        "next line\n"
+        "disk full\n"
+        "after the disk\n"
+        "FATAL\n"
+        "disk full\n";
+
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 4);
+    check_line(&fx->hits, 0, chunk, "job FATAL", (uint32_t[]){R_EOL}, 1);
+    check_line(&fx->hits, 1, chunk, "disk full", (uint32_t[]){R_NL}, 1);
+    assert_int_equal(fx->hits.lines[2].start, strlen("job FATAL\nnext line\ndisk full\nafter the disk\n"));
+    assert_int_equal(fx->hits.lines[2].len, 5);
+    assert_int_equal(fx->hits.lines[2].rules[0], R_EOL);
+    assert_int_equal(fx->hits.lines[3].start, strlen(chunk) - strlen("disk full\n"));
+    assert_int_equal(fx->hits.lines[3].len, strlen("disk full"));
+    assert_int_equal(fx->hits.lines[3].rules[0], R_NL);
+
+    /* "FATAL" in the middle of a line is no "FATAL$" */
+    assert_int_equal(cp_matcher_scan(fx->m, "FATAL error\n", 12, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 0);
+}
+
+static void test_scan_clears_and_grows(void **state)
+{
+    fixture *fx = *state;
+    assert_int_equal(cp_matcher_scan(fx->m, "OutOfMemoryError\n", 17, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 1);
+    /* hits are cleared by the next scan */
+    assert_int_equal(cp_matcher_scan(fx->m, "nothing\nat all\n", 15, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 0);
+    assert_int_equal(cp_matcher_scan(fx->m, "", 0, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 0);
+
+    /* many hit lines, alternating with quiet ones, stay in line order */
+    enum { N = 3000 };
+    size_t cap = (size_t)N * 40, len = 0;
+    char *big = malloc(cap);
+    assert_non_null(big);
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(big + len, cap - len, "rank%d pid %d\nquiet %d\n", i, 1000 + i, i);
+    assert_int_equal(cp_matcher_scan(fx->m, big, len, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, N);
+    for (size_t i = 0; i < N; i++) {
+        const cp_line_hits *l = &fx->hits.lines[i];
+        char want[64];
+        int n = snprintf(want, sizeof want, "rank%zu pid %zu", i, 1000 + i);
+        assert_int_equal(l->len, (size_t)n);
+        assert_memory_equal(big + l->start, want, (size_t)n);
+        assert_true(l->start == 0 || big[l->start - 1] == '\n');
+        assert_int_equal(l->n_rules, 1);
+        assert_int_equal(l->rules[0], R_RANK);
+    }
+    free(big);
+}
+
+/* ---- captures, nocase, if_frame --------------------------------------- */
+
+static void test_captures(void **state)
+{
+    fixture *fx = *state;
+    cp_captures c;
+    const char *line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB. GPU 3";
+
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cp_matcher_captures(fx->m, R_OOM, line, strlen(line), &c), 1);
+    assert_string_equal(cp_captures_get(&c, "size"), "4.35 GiB");
+    assert_null(cp_captures_get(&c, "rank"));
+
+    /* two names from one expression */
+    line = "[host] rank12 pid 31337 says hello";
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cp_matcher_captures(fx->m, R_RANK, line, strlen(line), &c), 2);
+    assert_string_equal(cp_captures_get(&c, "rank"), "12");
+    assert_string_equal(cp_captures_get(&c, "pid"), "31337");
+    assert_null(cp_captures_get(&c, "size"));
+
+    /* the second expression of the rule captures too */
+    line = "[5]<stderr> Traceback";
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cp_matcher_captures(fx->m, R_RANK, line, strlen(line), &c), 1);
+    assert_string_equal(cp_captures_get(&c, "rank"), "5");
+
+    /* only `len` bytes of the line are looked at */
+    line = "rank7 pid 123456";
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cp_matcher_captures(fx->m, R_RANK, line, strlen("rank7 pid 12"), &c), 2);
+    assert_string_equal(cp_captures_get(&c, "pid"), "12");
+
+    /* a line the rule does not match captures nothing */
+    line = "no numbers here";
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cp_matcher_captures(fx->m, R_RANK, line, strlen(line), &c), 0);
+    assert_null(cp_captures_get(&c, "rank"));
+
+    /* a rule without named groups captures nothing even when it matches */
+    line = "Training FAILED";
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cp_matcher_captures(fx->m, R_NOCASE, line, strlen(line), &c), 0);
+}
+
+static void test_nocase(void **state)
+{
+    fixture *fx = *state;
+    static const char chunk[] =
+        "TRAINING FAILED\n"
+        "training failed\n"
+        "cuda out of memory. tried to allocate 1.00 GiB\n"  /* t.oom is case-sensitive */
+        "outofmemoryerror\n"
+        "Error Code 42\n";
+
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 3);
+    check_line(&fx->hits, 0, chunk, "TRAINING FAILED", (uint32_t[]){R_NOCASE}, 1);
+    check_line(&fx->hits, 1, chunk, "training failed", (uint32_t[]){R_NOCASE}, 1);
+    check_line(&fx->hits, 2, chunk, "Error Code 42", (uint32_t[]){R_CODE}, 1);
+
+    /* the PCRE2 side of a nocase rule is caseless too */
+    cp_captures c;
+    memset(&c, 0, sizeof c);
+    const char *line = "ERROR CODE 42";
+    assert_int_equal(cp_matcher_captures(fx->m, R_CODE, line, strlen(line), &c), 1);
+    assert_string_equal(cp_captures_get(&c, "code"), "42");
+}
+
+static void test_if_frame(void **state)
+{
+    fixture *fx = *state;
+    const char *yes1 = "  File \"/x/deepspeed/runtime/zero/partitioned_param_coordinator.py\", line 288, in fetch";
+    const char *yes2 = "  File \"/x/deepspeed/runtime/zero/stage3.py\", line 1021, in step";
+    const char *no1 = "  File \"/home/me/train.py\", line 88, in main";
+    const char *no2 = "  File \"/x/deepspeed/runtime/zero/stage3.py\", in step"; /* no line number */
+
+    assert_true(cp_matcher_has_if_frame(fx->m, R_FRAME));
+    assert_false(cp_matcher_has_if_frame(fx->m, R_OOM));
+    assert_true(cp_matcher_if_frame(fx->m, R_FRAME, yes1, strlen(yes1)));
+    assert_true(cp_matcher_if_frame(fx->m, R_FRAME, yes2, strlen(yes2)));
+    assert_false(cp_matcher_if_frame(fx->m, R_FRAME, no1, strlen(no1)));
+    assert_false(cp_matcher_if_frame(fx->m, R_FRAME, no2, strlen(no2)));
+    /* bounded by len: the matching part cut off */
+    assert_false(cp_matcher_if_frame(fx->m, R_FRAME, yes1, 20));
+    /* a rule without a condition always applies */
+    assert_true(cp_matcher_if_frame(fx->m, R_OOM, no1, strlen(no1)));
+    assert_true(cp_matcher_if_frame(fx->m, R_OOM, "", 0));
+}
+
+/* ---- compile errors ---------------------------------------------------- */
+
+static void test_bad_vectorscan_expression(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = (cp_matcher *)&cat; /* must be reset to NULL */
+    char err[512] = "";
+    char want[PATH_MAX + 64];
+
+    cp_catalog_init(&cat);
+    write_rules("[rule good.one]\nrole = context\nmatch = fine\nmatch = also fine\ntest = fine\n" /* 1-5 */
+                "\n"                                                                           /* 6 */
+                "[rule bad.lookahead]\n"                                                       /* 7 */
+                "role = context\n"
+                "match = plain\n"
+                "match = a(?=b)\n"
+                "test = ab\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), -1);
+    assert_null(m);
+    snprintf(want, sizeof want, "%s:7: rule 'bad.lookahead'", rules_path);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("got \"%s\", want a message starting \"%s\"", err, want);
+    /* no error buffer: still a clean failure */
+    assert_int_equal(cp_matcher_new(&m, &cat, NULL, 0), -1);
+    assert_null(m);
+    cp_catalog_free(&cat);
+}
+
+static void test_bad_if_frame_expression(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    char err[512] = "";
+    char want[PATH_MAX + 64];
+
+    cp_catalog_init(&cat);
+    write_rules("[rule ok.one]\nrole = context\nmatch = fine\ntest = fine\n"
+                "[rule bad.frame]\n" /* 5 */
+                "role = context\n"
+                "match = fine too\n"
+                "if_frame = (unclosed\n"
+                "test = fine too\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), -1);
+    assert_null(m);
+    snprintf(want, sizeof want, "%s:5: rule 'bad.frame'", rules_path);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("got \"%s\", want a message starting \"%s\"", err, want);
+    cp_catalog_free(&cat);
+}
+
+static void test_empty_catalog(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = (cp_matcher *)&cat;
+    char err[128] = "";
+
+    cp_catalog_init(&cat);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), -1);
+    assert_null(m);
+    assert_string_equal(err, "the rule catalog is empty");
+    assert_int_equal(cp_matcher_new(&m, &cat, NULL, 0), -1);
+    cp_matcher_free(NULL); /* accepted */
+    cp_catalog_free(&cat);
+}
+
+/* The real catalog compiles, and each rule hits its own test lines. */
+static void test_real_catalog_hits_its_tests(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    cp_hit_list hits = {0};
+    char err[512] = "";
+
+    cp_catalog_init(&cat);
+    if (cp_catalog_load_dir(&cat, CULPRIT_TEST_RULES) < 0)
+        fail_msg("%s", cat.error);
+    if (cp_matcher_new(&m, &cat, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    for (size_t i = 0; i < cat.n_rules; i++) {
+        const cp_rule *r = &cat.rules[i];
+        for (size_t t = 0; t < r->n_tests; t++) {
+            bool hit = false;
+            assert_int_equal(cp_matcher_scan(m, r->tests[t], strlen(r->tests[t]), &hits), 0);
+            for (size_t k = 0; k < hits.n; k++)
+                for (uint32_t j = 0; j < hits.lines[k].n_rules; j++)
+                    hit |= hits.lines[k].rules[j] == i;
+            if (!hit)
+                fail_msg("rule %s misses its test line '%s'", r->id, r->tests[t]);
+        }
+    }
+    cp_hit_list_free(&hits);
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_scan_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scan_first_and_last_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_match_ending_at_newline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scan_clears_and_grows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_captures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nocase, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_if_frame, setup, teardown),
+        cmocka_unit_test(test_bad_vectorscan_expression),
+        cmocka_unit_test(test_bad_if_frame_expression),
+        cmocka_unit_test(test_empty_catalog),
+        cmocka_unit_test(test_real_catalog_hits_its_tests),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
