@@ -15,7 +15,9 @@ enum { CP_HOST_MAX = 64 };
 /* How much a timestamp tells. NOYEAR times (glog, syslog) count ms from the
  * start of an unknown year; BOOT times (dmesg) count ms since boot. The
  * analysis turns both into absolute times once the incident supplies a year
- * or a boot time. */
+ * or a boot time. NOYEAR days are counted in a common (non-leap) year, Feb 29
+ * sharing Mar 1's day: for a leap year Y the absolute time is
+ * year_start(Y) + ms, plus one day when ms >= 59 days (Mar 1 on). */
 typedef enum cp_ts_kind {
     CP_TS_NONE = 0,
     CP_TS_ABS,     /* ms since the Unix epoch, UTC or as written */

@@ -1,0 +1,1448 @@
+/* frame.c - line attribution: peel the stacked prefixes off a log line.
+ *
+ * cp_frame_parse loops over the line, dispatching on the byte at the
+ * current position, and peels one recognised prefix per turn (at most
+ * MAX_PEELS). Every recogniser looks ahead a bounded number of bytes, never
+ * allocates and never writes into the caller's origin until the whole line
+ * is done: the fields are collected in a `fstate` and committed at the end,
+ * so that a half-matched prefix leaves nothing behind.
+ *
+ * Precedence when a line says a thing twice: the first (outermost) rank,
+ * pid, host, task and level win, except that a sub-group "[PG ID 1 ... Rank
+ * N]" tag (a group rank, not necessarily the global one) only fills a rank
+ * no other marker gave; of several timestamps the most absolute one wins
+ * (ABS over NOYEAR over BOOT), the first of equal kinds.
+ *
+ * What is a prefix (the body starts after it) and what stays text:
+ *  - peeled: srun's "12: ", pdsh's "host: ", "slurmstepd-HOST: ", MPI's
+ *    "[1,3]<stderr>:", tee's "[role3]:", "[rank3]:" (and the one space
+ *    PyTorch puts after it), glog headers, leading rank/PG tags, NCCL's
+ *    "host:pid:tid [dev] file:line NCCL WARN ", timestamps with the logging
+ *    fields after them (level, rank, "- name -", "[file.py:1:fn]", pid and
+ *    uuid brackets), "LEVEL:logger:" and syslog's "host tag[pid]: ".
+ *  - kept: srun's and slurmstepd's own messages (their host and task are
+ *    still taken), "WARNING: text" (the level is taken), a "name: " after
+ *    a level unless it is clearly a logger (dotted, "__x__", "root"), and
+ *    anything not recognised. When unsure, text is kept.
+ *  - only the first launcher layers (srun label, pdsh host) may be peeled
+ *    as "token: ", so message text such as "node03: ok" after a timestamp
+ *    is never taken for a host; see host_ok() for the host rule.
+ */
+#include "frame.h"
+
+#include <stdint.h>
+#include <string.h>
+
+enum {
+    BODY_SCAN = 200,        /* bytes of the body searched for rank tags */
+    TOKEN_MAX = 128,        /* longest token a recogniser looks at */
+    MAX_PEELS = 16,         /* prefixes peeled from one line at most */
+    FIELDS_MAX = 8,         /* logging fields after one timestamp */
+    PID_LIMIT = 4194304,    /* Linux PID_MAX_LIMIT: bigger numbers are tids */
+    PATH_COMPONENTS = 6     /* trailing path components looked at */
+};
+
+/* ------------------------------------------------------------ characters */
+
+/* Character classes by table: the recognisers test a few bytes each, on
+ * every line, so a load beats a chain of range compares. Bytes >= 0x80 are
+ * in no class. */
+enum {
+    C_DIGIT = 1, C_UPPER = 2, C_LOWER = 4,
+    C_TOK = 8,      /* [A-Za-z0-9-._/]: a word-ish token starting a prefix */
+    C_NAME = 16,    /* [A-Za-z0-9-._]: host names, syslog tags */
+    C_IDENT = 32,   /* [A-Za-z0-9_.]: Python logger names */
+    C_ROLE = 64,    /* [A-Za-z_-]: torchrun role names */
+    C_PYLOG = 128   /* [A-Za-z0-9_.<>-]: logger in "LEVEL:logger:msg" */
+};
+
+#define C_D_ (C_DIGIT | C_TOK | C_NAME | C_IDENT | C_PYLOG)
+#define C_U_ (C_UPPER | C_TOK | C_NAME | C_IDENT | C_ROLE | C_PYLOG)
+#define C_L_ (C_LOWER | C_TOK | C_NAME | C_IDENT | C_ROLE | C_PYLOG)
+static const unsigned char ctab[256] = {
+    ['0'] = C_D_, ['1'] = C_D_, ['2'] = C_D_, ['3'] = C_D_, ['4'] = C_D_, ['5'] = C_D_,
+    ['6'] = C_D_, ['7'] = C_D_, ['8'] = C_D_, ['9'] = C_D_,
+    ['A'] = C_U_, ['B'] = C_U_, ['C'] = C_U_, ['D'] = C_U_, ['E'] = C_U_, ['F'] = C_U_,
+    ['G'] = C_U_, ['H'] = C_U_, ['I'] = C_U_, ['J'] = C_U_, ['K'] = C_U_, ['L'] = C_U_,
+    ['M'] = C_U_, ['N'] = C_U_, ['O'] = C_U_, ['P'] = C_U_, ['Q'] = C_U_, ['R'] = C_U_,
+    ['S'] = C_U_, ['T'] = C_U_, ['U'] = C_U_, ['V'] = C_U_, ['W'] = C_U_, ['X'] = C_U_,
+    ['Y'] = C_U_, ['Z'] = C_U_,
+    ['a'] = C_L_, ['b'] = C_L_, ['c'] = C_L_, ['d'] = C_L_, ['e'] = C_L_, ['f'] = C_L_,
+    ['g'] = C_L_, ['h'] = C_L_, ['i'] = C_L_, ['j'] = C_L_, ['k'] = C_L_, ['l'] = C_L_,
+    ['m'] = C_L_, ['n'] = C_L_, ['o'] = C_L_, ['p'] = C_L_, ['q'] = C_L_, ['r'] = C_L_,
+    ['s'] = C_L_, ['t'] = C_L_, ['u'] = C_L_, ['v'] = C_L_, ['w'] = C_L_, ['x'] = C_L_,
+    ['y'] = C_L_, ['z'] = C_L_,
+    ['-'] = C_TOK | C_NAME | C_ROLE | C_PYLOG,
+    ['.'] = C_TOK | C_NAME | C_IDENT | C_PYLOG,
+    ['_'] = C_TOK | C_NAME | C_IDENT | C_ROLE | C_PYLOG,
+    ['/'] = C_TOK,
+    ['<'] = C_PYLOG, ['>'] = C_PYLOG,
+};
+#undef C_D_
+#undef C_U_
+#undef C_L_
+
+static int cls(char c, int m) { return ctab[(unsigned char)c] & m; }
+static int is_digit(char c) { return cls(c, C_DIGIT); }
+static int is_upper(char c) { return cls(c, C_UPPER); }
+static int is_lower(char c) { return cls(c, C_LOWER); }
+static int is_alpha(char c) { return cls(c, C_UPPER | C_LOWER); }
+static int is_alnum(char c) { return cls(c, C_DIGIT | C_UPPER | C_LOWER); }
+static char lower(char c) { return is_upper(c) ? (char)(c + ('a' - 'A')) : c; }
+
+/* End of the run of class-`m` bytes starting at p, at most `max` long. */
+static size_t span(const char *s, size_t n, size_t p, size_t max, int m)
+{
+    size_t lim = n - p > max ? p + max : n;
+    while (p < lim && cls(s[p], m))
+        p++;
+    return p;
+}
+
+static int has_lit(const char *s, size_t n, size_t p, const char *lit, size_t len)
+{
+    return p <= n && n - p >= len && memcmp(s + p, lit, len) == 0;
+}
+#define LIT(s, n, p, l) has_lit((s), (n), (p), (l), sizeof(l) - 1)
+
+static int eq_nocase(const char *a, size_t alen, const char *b)
+{
+    size_t k = 0;
+    for (; k < alen; k++)
+        if (b[k] == '\0' || lower(a[k]) != b[k])
+            return 0;
+    return b[k] == '\0';
+}
+
+/* memmem without _GNU_SOURCE: first occurrence of lit in s[0, n). */
+static const char *find_bytes(const char *s, size_t n, const char *lit, size_t len)
+{
+    if (len == 0 || n < len)
+        return NULL;
+    for (const char *e = s + (n - len), *q = s; q <= e; q++) {
+        q = memchr(q, lit[0], (size_t)(e - q) + 1);
+        if (!q)
+            return NULL;
+        if (memcmp(q, lit, len) == 0)
+            return q;
+    }
+    return NULL;
+}
+
+/* Reads up to maxd (<= 18) digits at s[p] into *v; returns how many. */
+static size_t read_num(const char *s, size_t n, size_t p, size_t maxd, int64_t *v)
+{
+    size_t k = 0;
+    int64_t x = 0;
+    while (p + k < n && k < maxd && is_digit(s[p + k])) {
+        x = x * 10 + (s[p + k] - '0');
+        k++;
+    }
+    *v = x;
+    return k;
+}
+
+/* Two digits at c (the caller has checked the bytes exist). */
+static int dig2(const char *c, int64_t *v)
+{
+    if (!is_digit(c[0]) || !is_digit(c[1]))
+        return 0;
+    *v = (c[0] - '0') * 10 + (c[1] - '0');
+    return 1;
+}
+
+/* Reads exactly `want` digits that are not followed by another digit. */
+static int read_fixed(const char *s, size_t n, size_t p, size_t want, int64_t *v)
+{
+    return read_num(s, n, p, want, v) == want && !(p + want < n && is_digit(s[p + want]));
+}
+
+/* ------------------------------------------------------------------ time */
+
+static const int16_t cum_days[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const int64_t yoe = y - era * 400;
+    const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* NOYEAR times count from Jan 1 of a common (non-leap) year: Feb 29 lands
+ * on the same day as Mar 1. Resolving with the real year adds a day for
+ * dates from March on in leap years. */
+static int64_t noyear_ms(int64_t month, int64_t day, int64_t ms_of_day)
+{
+    return (cum_days[month - 1] + day - 1) * 86400000 + ms_of_day;
+}
+
+/* "HH:MM:SS" with an optional ".frac" or ",frac" (truncated to ms). */
+static size_t parse_hms(const char *s, size_t n, size_t p, int64_t *ms_of_day)
+{
+    int64_t h, m, sec, frac = 0;
+    const char *c = s + p;
+    if (n - p < 8 || c[2] != ':' || c[5] != ':' || !dig2(c, &h) || !dig2(c + 3, &m) ||
+        !dig2(c + 6, &sec) || h > 23 || m > 59 || sec > 60)
+        return 0;
+    size_t q = p + 8;
+    if (q < n && is_digit(s[q]))
+        return 0;
+    if (q + 1 < n && (s[q] == '.' || s[q] == ',') && is_digit(s[q + 1])) {
+        int scale = 100;            /* milliseconds: keep 3 digits, skip the rest */
+        for (q++; q < n && is_digit(s[q]) && scale > 0; q++, scale /= 10)
+            frac += (s[q] - '0') * scale;
+        while (q < n && is_digit(s[q]))
+            q++;
+    }
+    *ms_of_day = ((h * 60 + m) * 60 + sec) * 1000 + frac;
+    return q - p;
+}
+
+static int valid_md(int64_t m, int64_t d) { return m >= 1 && m <= 12 && d >= 1 && d <= 31; }
+
+/* "YYYY-MM-DD[T _]HH:MM:SS[.frac][Z|+HH:MM|+HHMM]" (also '/' in the date);
+ * an offset is converted to UTC, a naive time is taken as UTC. */
+static size_t parse_iso(const char *s, size_t n, size_t p, cp_time *t)
+{
+    int64_t yh, yl, m, d, sod, oh = 0, om = 0;
+    const char *c = s + p;
+    /* "YYYY-MM-DD HH:MM:SS" is 19 bytes at least */
+    if (n - p < 19 || (c[4] != '-' && c[4] != '/') || c[7] != c[4] ||
+        (c[10] != 'T' && c[10] != ' ' && c[10] != '_') || !dig2(c, &yh) ||
+        !dig2(c + 2, &yl) || !dig2(c + 5, &m) || !dig2(c + 8, &d) || !valid_md(m, d))
+        return 0;
+    int64_t y = yh * 100 + yl;
+    size_t q = p + 11;
+    size_t k = parse_hms(s, n, q, &sod);
+    if (!k)
+        return 0;
+    q += k;
+    if (q < n && s[q] == 'Z') {
+        q++;
+    } else if (q + 2 < n && (s[q] == '+' || s[q] == '-') && read_num(s, n, q + 1, 2, &oh) == 2) {
+        size_t r = q + 3;   /* "+05", "+0530", "+05:30"; anything else is left unread */
+        int ok = 1;
+        if (r < n && s[r] == ':')
+            r++;
+        if (read_fixed(s, n, r, 2, &om))
+            r += 2;
+        else if (r != q + 3 || (r < n && is_digit(s[r])))
+            ok = 0;
+        if (ok && oh <= 23 && om <= 59) {
+            int64_t off = (oh * 60 + om) * 60000;
+            sod -= s[q] == '+' ? off : -off;
+            q = r;
+        }
+    }
+    t->ms = days_from_civil(y, m, d) * 86400000 + sod;
+    t->kind = CP_TS_ABS;
+    return q - p;
+}
+
+/* glog's date: "MDD"/"MMDD" (no year) or "YYYYMMDD", then " HH:MM:SS.frac". */
+static size_t parse_glog_date(const char *s, size_t n, size_t p, cp_time *t)
+{
+    int64_t v, sod;
+    size_t k = read_num(s, n, p, 8, &v);
+    if ((k != 3 && k != 4 && k != 8) || p + k >= n || s[p + k] != ' ')
+        return 0;
+    size_t h = parse_hms(s, n, p + k + 1, &sod);
+    if (!h)
+        return 0;
+    int64_t md = v % 10000, m = md / 100, d = md % 100;
+    if (!valid_md(m, d))
+        return 0;
+    if (k == 8) {
+        t->ms = days_from_civil(v / 10000, m, d) * 86400000 + sod;
+        t->kind = CP_TS_ABS;
+    } else {
+        t->ms = noyear_ms(m, d, sod);
+        t->kind = CP_TS_NOYEAR;
+    }
+    return k + 1 + h;
+}
+
+static int month_at(const char *s, size_t n, size_t p)
+{
+    static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (p + 3 > n || !is_upper(s[p]) || !is_lower(s[p + 1]))
+        return 0;
+    for (int i = 0; i < 12; i++)
+        if (memcmp(s + p, names + 3 * i, 3) == 0)
+            return i + 1;
+    return 0;
+}
+
+/* "Mon DD HH:MM:SS" (day space-padded, as syslog and ctime write it). */
+static size_t parse_mdhms(const char *s, size_t n, size_t p, int64_t *m, int64_t *d,
+                          int64_t *sod)
+{
+    size_t q = p + 3;
+    *m = month_at(s, n, p);
+    if (!*m || q >= n || s[q] != ' ')
+        return 0;
+    q++;
+    if (q < n && s[q] == ' ')
+        q++;
+    size_t k = read_num(s, n, q, 2, d);
+    if (!k || !valid_md(*m, *d) || q + k >= n || s[q + k] != ' ')
+        return 0;
+    q += k + 1;
+    size_t h = parse_hms(s, n, q, sod);
+    return h ? q + h - p : 0;
+}
+
+/* syslog's "May 18 19:02:39" -> NOYEAR. */
+static size_t parse_syslog_date(const char *s, size_t n, size_t p, cp_time *t)
+{
+    int64_t m, d, sod;
+    size_t k = parse_mdhms(s, n, p, &m, &d, &sod);
+    if (!k)
+        return 0;
+    t->ms = noyear_ms(m, d, sod);
+    t->kind = CP_TS_NOYEAR;
+    return k;
+}
+
+/* ctime: "Sun Nov 29 16:19:56 2026" (dmesg -T) -> ABS. */
+static size_t parse_ctime(const char *s, size_t n, size_t p, cp_time *t)
+{
+    int64_t m, d, sod, y;
+    if (n - p < 4 || !is_upper(s[p]) || !is_lower(s[p + 1]) || !is_lower(s[p + 2]) ||
+        s[p + 3] != ' ')
+        return 0;
+    size_t k = parse_mdhms(s, n, p + 4, &m, &d, &sod);
+    size_t q = p + 4 + k;
+    if (!k || q >= n || s[q] != ' ' || !read_fixed(s, n, q + 1, 4, &y))
+        return 0;
+    t->ms = days_from_civil(y, m, d) * 86400000 + sod;
+    t->kind = CP_TS_ABS;
+    return q + 5 - p;
+}
+
+/* dmesg's "   171167.621162" (inside the brackets) -> BOOT. */
+static size_t parse_boot(const char *s, size_t n, size_t p, cp_time *t)
+{
+    int64_t sec, frac = 0;
+    size_t q = p;
+    while (q < n && q - p < 12 && s[q] == ' ')
+        q++;
+    size_t k = read_num(s, n, q, 12, &sec);
+    if (!k || q + k >= n || s[q + k] != '.')
+        return 0;
+    q += k + 1;
+    size_t f = 0;
+    for (; q < n && is_digit(s[q]) && f < 12; q++, f++)
+        if (f < 3)
+            frac = frac * 10 + (s[q] - '0');
+    if (!f)
+        return 0;
+    for (; f < 3; f++)
+        frac *= 10;
+    t->ms = sec * 1000 + frac;
+    t->kind = CP_TS_BOOT;
+    return q - p;
+}
+
+/* A timestamp at s[p] (ISO 8601 and Python's asctime, torchelastic's
+ * "2026-11-29_16:19:33", glog's date, ctime, syslog); `inner` (inside
+ * brackets) adds dmesg's seconds since boot, which bare would be any float. */
+static size_t parse_time_at(const char *s, size_t n, size_t p, cp_time *t, int inner)
+{
+    if (p >= n)
+        return 0;
+    char c = s[p];
+    size_t k = 0;
+    if (is_digit(c)) {
+        k = parse_iso(s, n, p, t);
+        if (!k)
+            k = parse_glog_date(s, n, p, t);
+        if (!k && inner)
+            k = parse_boot(s, n, p, t);
+    } else if (c == ' ' && inner) {
+        k = parse_boot(s, n, p, t);
+    } else if (is_upper(c)) {
+        k = parse_ctime(s, n, p, t);
+        if (!k)
+            k = parse_syslog_date(s, n, p, t);
+    }
+    return k;
+}
+
+size_t cp_time_parse(const char *s, size_t len, cp_time *out)
+{
+    cp_time t = {0, CP_TS_NONE};
+    size_t k;
+    if (!s || len == 0)
+        return 0;
+    if (s[0] == '[') {
+        k = parse_time_at(s, len, 1, &t, 1);
+        if (!k || 1 + k >= len || s[1 + k] != ']')
+            return 0;
+        k += 2;
+    } else {
+        k = parse_time_at(s, len, 0, &t, 0);
+        if (!k)
+            return 0;
+    }
+    if (out)
+        *out = t;
+    return k;
+}
+
+/* ----------------------------------------------------------------- state */
+
+typedef struct fstate {
+    int32_t rank, local_rank, pid, task, cuda_dev;
+    int rank_prio;          /* 0 none, 1 direct marker, 2 sub-group PG tag */
+    int launcher;           /* only launcher layers peeled so far */
+    int kernel;             /* a kernel log line (dmesg, syslog, journald) */
+    char level;
+    cp_time time;
+    const char *host;       /* points into the line */
+    size_t host_len;
+} fstate;
+
+static int time_rank(cp_ts_kind k)
+{
+    return k == CP_TS_ABS ? 3 : k == CP_TS_NOYEAR ? 2 : k == CP_TS_BOOT ? 1 : 0;
+}
+
+static void set_time(fstate *st, cp_time t)
+{
+    if (time_rank(t.kind) > time_rank(st->time.kind))
+        st->time = t;
+}
+
+static void set_rank(fstate *st, int64_t v, int prio)
+{
+    if (v < 0 || v > INT32_MAX)
+        return;
+    if (st->rank_prio == 0 || prio < st->rank_prio) {
+        st->rank = (int32_t)v;
+        st->rank_prio = prio;
+    }
+}
+
+static void set_first(int32_t *field, int64_t v)
+{
+    if (*field < 0 && v >= 0 && v <= INT32_MAX)
+        *field = (int32_t)v;
+}
+
+static void set_pid(fstate *st, int64_t v)
+{
+    if (v > 0 && v <= PID_LIMIT)
+        set_first(&st->pid, v);
+}
+
+static void set_level(fstate *st, char lvl)
+{
+    if (!st->level)
+        st->level = lvl;
+}
+
+static int is_ipv4(const char *s, size_t len)
+{
+    size_t p = 0;
+    for (int part = 0; part < 4; part++) {
+        int64_t v;
+        size_t k = read_num(s, len, p, 3, &v);
+        if (!k || v > 255)
+            return 0;
+        p += k;
+        if (part < 3) {
+            if (p >= len || s[p] != '.')
+                return 0;
+            p++;
+        }
+    }
+    return p == len;
+}
+
+/* Keeps the short name (up to the first '.') so that NCCL's, pdsh's and the
+ * path's spelling of a host agree; addresses are kept whole. */
+static void set_host(fstate *st, const char *h, size_t len)
+{
+    if (st->host_len || len == 0)
+        return;
+    if (!is_ipv4(h, len)) {
+        const char *dot = memchr(h, '.', len);
+        if (dot)
+            len = (size_t)(dot - h);
+    }
+    if (len == 0)
+        return;
+    st->host = h;
+    st->host_len = len < CP_HOST_MAX - 1 ? len : CP_HOST_MAX - 1;
+}
+
+/* ------------------------------------------------------------ small tags */
+
+/* "DEBUG", "INFO", "WARNING", ... at s[p], as a whole word. */
+static size_t level_word(const char *s, size_t n, size_t p, char *lvl)
+{
+    size_t len = 0;
+    char l = 0;
+    if (p >= n)
+        return 0;
+    switch (s[p]) {             /* dispatch on the first letter: hot path */
+    case 'I': if (LIT(s, n, p, "INFO")) { len = 4; l = 'I'; } break;
+    case 'W':
+        if (LIT(s, n, p, "WARNING")) { len = 7; l = 'W'; }
+        else if (LIT(s, n, p, "WARN")) { len = 4; l = 'W'; }
+        break;
+    case 'E': if (LIT(s, n, p, "ERROR")) { len = 5; l = 'E'; } break;
+    case 'D': if (LIT(s, n, p, "DEBUG")) { len = 5; l = 'D'; } break;
+    case 'C': if (LIT(s, n, p, "CRITICAL")) { len = 8; l = 'F'; } break;
+    case 'F': if (LIT(s, n, p, "FATAL")) { len = 5; l = 'F'; } break;
+    case 'T': if (LIT(s, n, p, "TRACE")) { len = 5; l = 'D'; } break;
+    case 'N': if (LIT(s, n, p, "NOTICE")) { len = 6; l = 'I'; } break;
+    default: return 0;
+    }
+    if (!len || (p + len < n && (is_alnum(s[p + len]) || s[p + len] == '_')))
+        return 0;
+    *lvl = l;
+    return len;
+}
+
+/* "[rank3]", "[rank 0/4]", "[RANK 1]", "[Rank 7]", "[Rank -1]": returns the
+ * length through ']' and the rank (-1 for a negative one). */
+static size_t parse_rank_tag(const char *s, size_t n, size_t p, int64_t *v)
+{
+    size_t q = p + 1;
+    if (q + 4 >= n || (s[q] | 0x20) != 'r' || (s[q + 1] | 0x20) != 'a' ||
+        (s[q + 2] | 0x20) != 'n' || (s[q + 3] | 0x20) != 'k')
+        return 0;
+    q += 4;
+    if (s[q] == ' ' || s[q] == '_')
+        q++;
+    int neg = q < n && s[q] == '-';
+    q += (size_t)neg;
+    size_t k = read_num(s, n, q, 9, v);
+    if (!k)
+        return 0;
+    q += k;
+    if (q < n && s[q] == '/') {
+        int64_t w;
+        size_t j = read_num(s, n, q + 1, 9, &w);
+        if (!j)
+            return 0;
+        q += 1 + j;
+    }
+    if (q >= n || s[q] != ']')
+        return 0;
+    if (neg)
+        *v = -1;
+    return q + 1 - p;
+}
+
+/* "[PG 0 Rank 144]", "[PG 0 (default_pg) Rank 12]", "[PG ID 0 PG GUID
+ * 0(default_pg) Rank 1]", "[PG ID 1 PG GUID 1 Rank 19]". The rank of a
+ * group other than the default one is a group rank: priority 2. */
+static size_t parse_pg_tag(const char *s, size_t n, size_t p, int64_t *v, int *prio)
+{
+    if (n - p < 12 || s[p + 1] != 'P' || s[p + 2] != 'G' || s[p + 3] != ' ')
+        return 0;
+    size_t lim = n - p > TOKEN_MAX ? p + TOKEN_MAX : n;
+    const char *close = memchr(s + p, ']', lim - p);
+    if (!close)
+        return 0;
+    size_t e = (size_t)(close - s);
+    /* the rank digits end right at ']' and follow the last " Rank " */
+    size_t d = e;
+    while (d > p && is_digit(s[d - 1]))
+        d--;
+    if (d == e || d < p + 10 || memcmp(s + d - 6, " Rank ", 6) != 0)
+        return 0;
+    if (read_num(s, n, d, 9, v) != e - d)
+        return 0;
+    size_t q = p + 4;
+    if (LIT(s, n, q, "ID "))
+        q += 3;
+    int64_t pg;
+    size_t k = read_num(s, n, q, 9, &pg);
+    int is_default = (k && pg == 0) || find_bytes(s + p, e - p, "default_pg", 10) != NULL;
+    *prio = is_default ? 1 : 2;
+    return e + 1 - p;
+}
+
+/* "file.cpp:607" ending right before `term` (glog) or before a space. */
+static size_t file_line(const char *s, size_t n, size_t p, char term)
+{
+    size_t lim = n - p > TOKEN_MAX ? p + TOKEN_MAX : n;
+    const char *e = memchr(s + p, term, lim - p);
+    if (!e || e == s + p || (term != ' ' && memchr(s + p, ' ', (size_t)(e - s) - p)))
+        return 0;
+    size_t q = (size_t)(e - s);
+    size_t d = q;
+    while (d > p && is_digit(s[d - 1]))
+        d--;
+    if (d == q || d <= p + 1 || s[d - 1] != ':')
+        return 0;
+    return q - p;
+}
+
+/* The part of an NCCL line after "[dev] ": optional TRACE timer, optional
+ * "file.cc:123", optional "(func)", then "NCCL INFO|WARN|TRACE|CALL". */
+static size_t nccl_tail(const char *s, size_t n, size_t p, char *lvl)
+{
+    size_t q = p;
+    if (q < n && is_digit(s[q])) {                  /* TRACE's "%f " timer */
+        int64_t v;
+        size_t k = read_num(s, n, q, 12, &v);
+        if (q + k < n && s[q + k] == '.') {
+            size_t r = q + k + 1;
+            while (r < n && r - q < 24 && is_digit(s[r]))
+                r++;
+            if (r < n && s[r] == ' ')
+                q = r + 1;
+        }
+    }
+    size_t f = file_line(s, n, q, ' ');
+    if (f)
+        q += f + 1;
+    if (q < n && s[q] == '(') {
+        size_t lim = n - q > 96 ? q + 96 : n;
+        const char *close = memchr(s + q, ')', lim - q);
+        if (close && (size_t)(close - s) + 1 < n && close[1] == ' ')
+            q = (size_t)(close - s) + 2;
+    }
+    if (!LIT(s, n, q, "NCCL "))
+        return 0;
+    q += 5;
+    static const struct { const char *w; size_t len; char lvl; } words[] = {
+        {"INFO", 4, 'I'}, {"WARN", 4, 'W'}, {"TRACE", 5, 'D'}, {"CALL", 4, 'D'},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t e = q + words[i].len;
+        if (has_lit(s, n, q, words[i].w, words[i].len) && (e == n || s[e] == ' ')) {
+            *lvl = words[i].lvl;
+            return (e < n ? e + 1 : e) - p;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------ host heuristics */
+
+/* Words that look like "token: " at the start of a line but are text:
+ * a pdsh host needs a digit, so only digit-bearing words matter here. */
+static int host_stopword(const char *s, size_t len)
+{
+    static const char *const stems[] = {
+        "python", "pip", "fp", "bf", "int", "uint", "float", "bfloat", "sha", "md",
+        "utf", "cuda", "cudnn", "cublas", "nccl", "gcc", "ld", "nvcc", "torch", "sm",
+        "x", "e", "v", "step", "steps", "epoch", "iter", "layer", "layers", "rank",
+        "stage", "batch", "version", "line", "frame", "task", "tasks", "thread", "proc",
+        "pid", "nvidia", "lib", "libc", "tcp", "udp", "port", "http", "https", "loss",
+        "lr", "top", "gpt", "llama", "bert", "qwen", "t", "resnet", "vit", "sample",
+    };
+    size_t k = 0;
+    while (k < len && is_alpha(s[k]))
+        k++;
+    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
+        if (eq_nocase(s, k, stems[i]))
+            return 1;
+    return 0;
+}
+
+/* A pdsh-style "host: " prefix: an IPv4 address, "localhost", or a
+ * lowercase hostname ([a-z0-9.-], starts alphanumeric) with at least one
+ * letter and one digit whose leading word is not a known text word
+ * ("python3", "fp16", "sha256", "step10"). Exception names (uppercase),
+ * "srun", "WARNING", "Traceback" ... fail the lowercase/digit test. */
+static int host_ok(const char *s, size_t len)
+{
+    int alpha = 0, digit = 0;
+    if (len == 0 || len >= CP_HOST_MAX)
+        return 0;
+    if (is_ipv4(s, len) || (len == 9 && memcmp(s, "localhost", 9) == 0))
+        return 1;
+    if (!is_alnum(s[0]) || s[len - 1] == '-' || s[len - 1] == '.')
+        return 0;
+    for (size_t k = 0; k < len; k++) {
+        char c = s[k];
+        if (is_lower(c))
+            alpha = 1;
+        else if (is_digit(c))
+            digit = 1;
+        else if (c != '-' && c != '.')
+            return 0;
+    }
+    return alpha && digit && !host_stopword(s, len);
+}
+
+/* --------------------------------------------------------------- peelers */
+
+/* A bracketed logging field at s[q] == '[': "[INFO]", "[rank 0/4]",
+ * DeepSpeed's "[engine.py:96:fn]", "[177/train/578 (pid 28936)]", a uuid,
+ * "[__main__]" after a level. Returns its length, 0 if none. */
+static size_t bracket_field(const char *s, size_t n, size_t q, fstate *st, int prev_level,
+                            int seen_level, int *is_level)
+{
+    char lvl = 0;
+    int64_t v;
+    size_t k;
+    if ((k = level_word(s, n, q + 1, &lvl)) && q + 1 + k < n && s[q + 1 + k] == ']') {
+        set_level(st, lvl);
+        *is_level = 1;
+        return k + 2;
+    }
+    if ((k = parse_rank_tag(s, n, q, &v))) {
+        if (q + k < n && s[q + k] == ':')
+            return 0;               /* "[rank7]:" is the prefix form */
+        set_rank(st, v, 1);
+        return k;
+    }
+    size_t lim = n - q > 96 ? q + 96 : n;
+    const char *close = memchr(s + q, ']', lim - q);
+    if (!close)
+        return 0;
+    size_t e = (size_t)(close - s), len = e + 1 - q;
+    const char *sp = memchr(s + q, ' ', e - q);
+    const char *pid = sp ? find_bytes(sp, e - (size_t)(sp - s), "(pid ", 5) : NULL;
+    if (pid) {
+        size_t pp = (size_t)(pid - s) + 5;
+        size_t j = read_num(s, n, pp, 9, &v);
+        if (!j || pp + j >= n || s[pp + j] != ')')
+            return 0;
+        set_pid(st, v);
+        return len;
+    }
+    if (len == 38) {                /* "[09c561ee-a44c-4795-967c-7183a83b3160]" */
+        size_t j = q + 1;
+        while (j < e && (is_digit(s[j]) || (lower(s[j]) >= 'a' && lower(s[j]) <= 'f') ||
+                         s[j] == '-'))
+            j++;
+        if (j == e && s[q + 9] == '-' && s[q + 14] == '-')
+            return len;
+    }
+    if (seen_level && !sp && memchr(s + q, ':', e - q))
+        return len;                 /* DeepSpeed's "[engine.py:96:fn]" */
+    if (prev_level && !sp && e > q + 1 && span(s, e, q + 1, e, C_IDENT) == e)
+        return len;                 /* "ERROR [__main__] msg" */
+    return 0;
+}
+
+/* Python-logging / launcher fields after a timestamp. `sep` is the
+ * separator in front of the field ('-', '|' or 0); `prev_level` says the
+ * field before was the level. Returns the field's length, 0 if none. */
+static size_t field_at(const char *s, size_t n, size_t q, fstate *st, char sep,
+                       int prev_level, int seen_level, int *is_level)
+{
+    char c = s[q], lvl = 0;
+    int64_t v;
+    size_t k;
+    *is_level = 0;
+    if (c == '[')
+        return bracket_field(s, n, q, st, prev_level, seen_level, is_level);
+    if ((k = level_word(s, n, q, &lvl))) {
+        set_level(st, lvl);
+        *is_level = 1;
+        return q + k < n && s[q + k] == ':' ? k + 1 : k;
+    }
+    if (lower(c) == 'r' && q + 5 < n && eq_nocase(s + q, 4, "rank") && s[q + 4] == ' ') {
+        k = read_num(s, n, q + 5, 9, &v);   /* "| rank 0 |" */
+        size_t e = q + 5 + k;
+        if (k && ((e + 1 < n && s[e] == ' ' && (s[e + 1] == '|' || s[e + 1] == '-')) ||
+                  (sep == '|' && e == n))) {
+            set_rank(st, v, 1);
+            return e - q;
+        }
+        return 0;
+    }
+    /* logger names: "- SimpleTuner - INFO -", "INFO torch.distributed.x: msg",
+     * "torch.distributed.elastic.multiprocessing.api: [ERROR] failed" */
+    size_t t = span(s, n, q, 64, C_IDENT);
+    if (t == q || t >= n)
+        return 0;
+    if (sep == '-' && LIT(s, n, t, " - "))
+        return t - q;
+    if (s[t] == ':' && LIT(s, n, t + 1, " [") && level_word(s, n, t + 3, &lvl))
+        return t + 1 - q;
+    if (prev_level && s[t] == ':' && (t + 1 == n || s[t + 1] == ' ') &&
+        (is_lower(c) || c == '_') &&
+        (memchr(s + q, '.', t - q) || LIT(s, n, q, "__") || (t - q == 4 && LIT(s, n, q, "root"))))
+        return t + 1 - q;
+    return 0;
+}
+
+static size_t peel_fields(const char *s, size_t n, size_t p, fstate *st)
+{
+    size_t body = p;
+    int prev_level = 0, seen_level = 0;
+    for (int k = 0; k < FIELDS_MAX; k++) {
+        size_t q = p;
+        int sp = 0;
+        char sep = 0;
+        if (prev_level) {           /* "%(levelname)-8s" pads with spaces */
+            while (q < n && q - p < 16 && s[q] == ' ')
+                q++;
+            sp = q > p;
+        } else if (q < n && s[q] == ' ') {
+            q++;
+            sp = 1;
+        }
+        if (q + 1 < n && (s[q] == '-' || s[q] == '|') && s[q + 1] == ' ' && (sp || s[q] == '|')) {
+            sep = s[q];
+            q += 2;
+        }
+        body = q;
+        if (q >= n || (!sp && !sep && s[q] != '['))
+            break;
+        int is_level;
+        size_t r = field_at(s, n, q, st, sep, prev_level, seen_level, &is_level);
+        if (!r)
+            break;
+        p = q + r;
+        body = p;
+        prev_level = is_level;
+        seen_level |= is_level;
+    }
+    return body;
+}
+
+/* After a timestamp: "host kernel: " / "host python3[123]: " (syslog,
+ * journald). `strict` (after ISO times) wants "kernel" or a "[pid]". */
+static size_t peel_host_tag(const char *s, size_t n, size_t p, fstate *st, int strict)
+{
+    size_t q = span(s, n, p, CP_HOST_MAX, C_NAME);
+    if (q == p || q >= n || s[q] != ' ')
+        return 0;
+    size_t h = q - p, t = q + 1;
+    q = span(s, n, t, 64, C_TOK);
+    if (q == t || q >= n)
+        return 0;
+    int64_t pid = -1;
+    if (s[q] == '[') {
+        size_t k = read_num(s, n, q + 1, 9, &pid);
+        if (!k || q + 1 + k >= n || s[q + 1 + k] != ']')
+            return 0;
+        q += k + 2;
+    } else if (strict && !(q - t == 6 && memcmp(s + t, "kernel", 6) == 0)) {
+        return 0;
+    }
+    if (q >= n || s[q] != ':' || (q + 1 < n && s[q + 1] != ' '))
+        return 0;
+    set_host(st, s + p, h);
+    set_pid(st, pid);
+    st->kernel = 1;
+    return (q + 1 < n ? q + 2 : q + 1) - p;
+}
+
+/* A timestamp of k bytes has been read at p: what may follow it. `kernel`
+ * (dmesg, dmesg -T) means a kernel message follows, with nothing between.
+ * Returns the total length peeled. */
+static size_t after_time(const char *s, size_t n, size_t p, size_t k, cp_time t, fstate *st,
+                         int kernel)
+{
+    set_time(st, t);
+    st->launcher = 0;
+    size_t q = p + k;
+    if (kernel) {
+        st->kernel = 1;
+        return (q < n && s[q] == ' ' ? q + 1 : q) - p;
+    }
+    if (q < n && s[q] == ' ') {
+        size_t h = peel_host_tag(s, n, q + 1, st, t.kind == CP_TS_ABS);
+        if (h)
+            return q + 1 + h - p;
+    }
+    return peel_fields(s, n, q, st) - p;
+}
+
+/* "[1,3]<stderr>:" (Open MPI --tag-output) -> rank 3. */
+static size_t peel_mpi(const char *s, size_t n, size_t p, fstate *st)
+{
+    int64_t job, rank;
+    size_t q = p + 1, k = read_num(s, n, q, 9, &job);
+    if (!k || q + k >= n || s[q + k] != ',')
+        return 0;
+    q += k + 1;
+    k = read_num(s, n, q, 9, &rank);
+    if (!k || !LIT(s, n, q + k, "]<"))
+        return 0;
+    q += k + 2;
+    size_t w = q;
+    while (q < n && q - w < 8 && is_lower(s[q]))
+        q++;
+    if (q == w || !LIT(s, n, q, ">:"))
+        return 0;
+    set_rank(st, rank, 1);
+    st->launcher = 0;
+    return q + 2 - p;
+}
+
+/* "[3] NCCL INFO ...", "[3] file.cc:12 NCCL WARN ..." (no host). */
+static size_t peel_nccl_dev(const char *s, size_t n, size_t p, fstate *st)
+{
+    int64_t dev;
+    size_t q = p + 1;
+    int neg = q < n && s[q] == '-';
+    q += (size_t)neg;
+    size_t k = read_num(s, n, q, 4, &dev);
+    char lvl = 0;
+    if (!k || !LIT(s, n, q + k, "] "))
+        return 0;
+    q += k + 2;
+    size_t t = nccl_tail(s, n, q, &lvl);
+    if (!t)
+        return 0;
+    if (!neg)
+        set_first(&st->cuda_dev, dev);
+    set_level(st, lvl);
+    st->launcher = 0;
+    return q + t - p;
+}
+
+/* glog / c10 header after the level letter at s[p] (the letter is at p,
+ * `bracketed` tells whether a '[' came before it). */
+static size_t glog_rest(const char *s, size_t n, size_t p, int bracketed, fstate *st)
+{
+    cp_time t = {0, CP_TS_NONE};
+    int64_t pid = -1;
+    size_t q = p + 1;
+    if (q >= n)
+        return 0;
+    if (s[q] == ' ') {              /* old "[E ProcessGroupNCCL.cpp:737]" */
+        if (!bracketed)
+            return 0;
+        q++;
+    } else {
+        size_t k = parse_glog_date(s, n, q, &t);
+        if (!k || q + k >= n || s[q + k] != ' ')
+            return 0;
+        q += k + 1;
+        int64_t v;
+        size_t j = read_num(s, n, q, 18, &v);     /* pid or thread id */
+        if (j && q + j < n && s[q + j] == ' ') {
+            pid = v;
+            q += j + 1;
+        }
+    }
+    size_t f = file_line(s, n, q, ']');
+    if (!f)
+        return 0;
+    q += f + 1;
+    set_level(st, s[p]);
+    if (t.kind != CP_TS_NONE)
+        set_time(st, t);
+    set_pid(st, pid);
+    st->launcher = 0;
+    if (q < n && s[q] == ' ')
+        q++;
+    return q - p;
+}
+
+static int glog_letter(char c) { return c == 'I' || c == 'W' || c == 'E' || c == 'F'; }
+
+/* "[rank3]:", "[Rank 7] ", "[PG 0 (default_pg) Rank 12] " at the front. */
+static size_t peel_rank_tags(const char *s, size_t n, size_t p, fstate *st)
+{
+    int64_t v;
+    int prio = 1;
+    size_t k = parse_rank_tag(s, n, p, &v);
+    if (!k)
+        k = parse_pg_tag(s, n, p, &v, &prio);
+    if (!k)
+        return 0;
+    set_rank(st, v, prio);
+    st->launcher = 0;
+    size_t q = p + k;
+    if (q < n && s[q] == ':')       /* "[rank1]: Traceback": the space is PyTorch's */
+        q++;
+    if (q < n && s[q] == ' ')
+        q++;
+    return q - p;
+}
+
+/* torchrun's tee "[default3]:", "[trainer3]:", "[worker12]:" -> local rank.
+ * A role name is needed: "[1]:" is a torchelastic failure-table entry. */
+static size_t peel_role(const char *s, size_t n, size_t p, fstate *st)
+{
+    size_t r = p + 1, q = span(s, n, r, 32, C_ROLE);
+    if (q == r)
+        return 0;
+    int64_t v;
+    size_t k = read_num(s, n, q, 6, &v);
+    if (!k || !LIT(s, n, q + k, "]:"))
+        return 0;
+    set_first(&st->local_rank, v);
+    st->launcher = 0;
+    return q + k + 2 - p;
+}
+
+/* "[titan] 2024-11-02 19:27:22,123 - root - INFO - ..." : a bare tag in
+ * front of a timestamp is a prefix too. */
+static size_t peel_tag_before_time(const char *s, size_t n, size_t p)
+{
+    size_t q = span(s, n, p + 1, 32, C_NAME);
+    cp_time t;
+    if (q == p + 1 || !LIT(s, n, q, "] ") || !parse_iso(s, n, q + 2, &t))
+        return 0;
+    return q + 2 - p;
+}
+
+static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
+{
+    size_t q = p + 1, r;
+    char c, lvl = 0;
+    cp_time t;
+    if (q >= n)
+        return 0;
+    c = s[q];
+    if (is_digit(c) || c == ' ' || c == '-') {
+        if ((r = peel_mpi(s, n, p, st)))
+            return r;
+        size_t k = parse_time_at(s, n, q, &t, 1);
+        if (k && q + k < n && s[q + k] == ']')
+            return after_time(s, n, p, k + 2, t, st, t.kind == CP_TS_BOOT);
+        return peel_nccl_dev(s, n, p, st);
+    }
+    if (glog_letter(c) && (r = glog_rest(s, n, q, 1, st)))
+        return r + 1;
+    if ((r = peel_rank_tags(s, n, p, st)))
+        return r;
+    if ((r = level_word(s, n, q, &lvl)) && q + r < n && s[q + r] == ']') {
+        set_level(st, lvl);         /* "[ERROR] msg" */
+        st->launcher = 0;
+        r = q + r + 1;
+        return (r < n && s[r] == ' ' ? r + 1 : r) - p;
+    }
+    if (is_upper(c)) {              /* dmesg -T "[Sun Nov 29 16:19:56 2026]" */
+        size_t k = parse_ctime(s, n, q, &t);
+        if (k && q + k < n && s[q + k] == ']')
+            return after_time(s, n, p, k + 2, t, st, 1);
+    }
+    if ((r = peel_role(s, n, p, st)))
+        return r;
+    return peel_tag_before_time(s, n, p);
+}
+
+/* "srun: error: gpu20-15: task 0: Out Of Memory": srun speaks about a
+ * task; the line stays whole (it is srun's message), but the host and task
+ * it names are the line's origin. */
+static void srun_message(const char *s, size_t n, size_t p, fstate *st)
+{
+    if (!LIT(s, n, p, "error: "))
+        return;
+    set_level(st, 'E');
+    size_t h = p + 7, q = span(s, n, h, CP_HOST_MAX, C_NAME);
+    if (q == h || !LIT(s, n, q, ": task") || !host_ok(s + h, q - h))
+        return;
+    set_host(st, s + h, q - h);
+    q += 6;
+    int64_t v;
+    size_t k = q < n && s[q] == ' ' ? read_num(s, n, q + 1, 9, &v) : 0;
+    if (k && LIT(s, n, q + 1 + k, ": "))
+        set_first(&st->task, v);
+}
+
+/* "slurmstepd: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT ..." */
+static void slurmstepd_message(const char *s, size_t n, size_t p, fstate *st)
+{
+    if (!LIT(s, n, p, "error: "))
+        return;
+    set_level(st, 'E');
+    size_t lim = n - p > BODY_SCAN ? p + BODY_SCAN : n;
+    const char *on = find_bytes(s + p, lim - p, " ON ", 4);
+    if (!on || !find_bytes(s + p, (size_t)(on - s) - p, "*** ", 4))
+        return;
+    size_t h = (size_t)(on - s) + 4, q = span(s, n, h, CP_HOST_MAX, C_NAME);
+    if (LIT(s, n, q, " CANCELLED"))
+        set_host(st, s + h, q - h);
+}
+
+/* "token: " at the front: srun task, pdsh host, slurmstepd-HOST, or a
+ * level word; t is the end of the token. */
+static size_t peel_colon_space(const char *s, size_t n, size_t p, size_t t, fstate *st)
+{
+    size_t tl = t - p;
+    char lvl = 0;
+    int64_t v;
+    if (st->launcher && st->task < 0 && read_num(s, n, p, 6, &v) == tl) {
+        set_first(&st->task, v);    /* srun -l "12: " */
+        return tl + 2;
+    }
+    if (tl == 4 && memcmp(s + p, "srun", 4) == 0) {
+        srun_message(s, n, t + 2, st);
+        return 0;
+    }
+    if (tl > 11 && memcmp(s + p, "slurmstepd-", 11) == 0 && st->launcher) {
+        set_host(st, s + p + 11, tl - 11);
+        if (LIT(s, n, t + 2, "error: "))
+            set_level(st, 'E');
+        return tl + 2;
+    }
+    if (tl == 10 && memcmp(s + p, "slurmstepd", 10) == 0) {
+        slurmstepd_message(s, n, t + 2, st);
+        return 0;
+    }
+    if (st->launcher && !st->host_len && host_ok(s + p, tl)) {
+        set_host(st, s + p, tl);    /* pdsh "node017: " */
+        return tl + 2;
+    }
+    /* "WARNING: msg": the word stays text; the kernel's "INFO: task blocked"
+     * is no logging level */
+    if (!st->kernel && level_word(s, n, p, &lvl) == tl)
+        set_level(st, lvl);
+    return 0;
+}
+
+/* "host:pid:tid [dev] NCCL INFO", or without a host "shm.h:28 NCCL WARN". */
+static size_t peel_nccl_host(const char *s, size_t n, size_t p, size_t t, fstate *st)
+{
+    int64_t pid, tid, dev = -1;
+    char lvl = 0;
+    size_t q = t + 1, k = read_num(s, n, q, 10, &pid);
+    if (k && q + k < n && s[q + k] == ':' && !memchr(s + p, '/', t - p)) {
+        q += k + 1;
+        size_t j = read_num(s, n, q, 18, &tid);
+        if (j && q + j < n && s[q + j] == ' ') {
+            q += j + 1;
+            if (q < n && s[q] == '[') {
+                int neg = q + 1 < n && s[q + 1] == '-';
+                size_t d = read_num(s, n, q + 1 + (size_t)neg, 4, &dev);
+                if (!d || !LIT(s, n, q + 1 + (size_t)neg + d, "] "))
+                    return 0;
+                q += (size_t)neg + d + 3;
+                if (neg)
+                    dev = -1;
+            }
+            size_t r = nccl_tail(s, n, q, &lvl);
+            if (!r)
+                return 0;
+            set_host(st, s + p, t - p);
+            set_pid(st, pid);
+            if (dev >= 0)
+                set_first(&st->cuda_dev, dev);
+            set_level(st, lvl);
+            st->launcher = 0;
+            return q + r - p;
+        }
+        return 0;
+    }
+    size_t r = nccl_tail(s, n, p, &lvl);
+    if (!r)
+        return 0;
+    set_level(st, lvl);
+    st->launcher = 0;
+    return r;
+}
+
+/* Prefixes that start with a letter or digit. */
+static size_t peel_word(const char *s, size_t n, size_t p, fstate *st)
+{
+    cp_time tm;
+    char lvl = 0;
+    size_t k;
+    if (is_digit(s[p]) && (k = parse_iso(s, n, p, &tm)))
+        return after_time(s, n, p, k, tm, st, 0);
+    size_t t = span(s, n, p, TOKEN_MAX, C_TOK);
+    if (t >= n)
+        return 0;
+    size_t tl = t - p;
+    if (s[t] == ':') {
+        char d = t + 1 < n ? s[t + 1] : '\0';
+        if (d == ' ')
+            return peel_colon_space(s, n, p, t, st);
+        if (is_digit(d))
+            return peel_nccl_host(s, n, p, t, st);
+        if ((is_alpha(d) || d == '_' || d == '<') && level_word(s, n, p, &lvl) == tl) {
+            /* "WARNING:torch.distributed...api:msg" */
+            size_t u = span(s, n, t + 1, TOKEN_MAX, C_PYLOG);
+            if (u >= n || s[u] != ':')
+                return 0;
+            set_level(st, lvl);
+            st->launcher = 0;
+            return u + 1 - p;
+        }
+        return 0;
+    }
+    if (s[t] == ' ') {
+        if (glog_letter(s[p]) && tl >= 4 && is_digit(s[p + 1]))
+            return glog_rest(s, n, p, 0, st);
+        if (tl == 3 && (k = parse_syslog_date(s, n, p, &tm)))
+            return after_time(s, n, p, k, tm, st, 0);
+    }
+    return 0;
+}
+
+/* srun pads its label to the width of the largest task id: "  3: ". */
+static size_t peel_padded_task(const char *s, size_t n, fstate *st)
+{
+    size_t q = 0;
+    int64_t v;
+    while (q < n && q < 6 && s[q] == ' ')
+        q++;
+    size_t k = read_num(s, n, q, 6, &v);
+    if (!k || !LIT(s, n, q + k, ": "))
+        return 0;
+    set_first(&st->task, v);
+    return q + k + 2;
+}
+
+/* "... rank 2 | ..." ending right before the '|' at b, within [p, b). */
+static int rank_before_bar(const char *s, size_t p, size_t b, int64_t *v)
+{
+    size_t d = b;
+    if (d < p + 7 || s[d - 1] != ' ')
+        return 0;
+    d--;
+    size_t e = d;
+    while (d > p && e - d < 9 && is_digit(s[d - 1]))
+        d--;
+    if (d == e || d < p + 5 || !eq_nocase(s + d - 5, 4, "rank") || s[d - 1] != ' ' ||
+        (d > p + 5 && is_alnum(s[d - 6])))
+        return 0;
+    return read_num(s, e, d, 9, v) == e - d;
+}
+
+/* Rank tags in the first BODY_SCAN bytes of the message: "[Rank 3]",
+ * "[PG ... Rank 1]", "[rank 1/4]", "rank 2 |". */
+static void scan_body_tags(const char *s, size_t n, size_t p, fstate *st)
+{
+    size_t end = n - p > BODY_SCAN ? p + BODY_SCAN : n;
+    for (const char *b = memchr(s + p, '|', end - p); b; ) {
+        int64_t v;
+        size_t q = (size_t)(b - s);
+        if (rank_before_bar(s, p, q, &v)) {
+            set_rank(st, v, 1);
+            return;
+        }
+        b = q + 1 < end ? memchr(b + 1, '|', end - q - 1) : NULL;
+    }
+    for (size_t q = p; q < end; q++) {
+        const char *b = memchr(s + q, '[', end - q);
+        if (!b)
+            return;
+        q = (size_t)(b - s);
+        int64_t v;
+        int prio = 1;
+        size_t k = parse_rank_tag(s, n, q, &v);
+        if (!k)
+            k = parse_pg_tag(s, n, q, &v, &prio);
+        if (k) {
+            set_rank(st, v, prio);
+            if (st->rank_prio == 1)
+                return;
+        }
+    }
+}
+
+size_t cp_frame_parse(const char *line, size_t len, cp_origin *out)
+{
+    fstate st;
+    size_t n = len, p = 0;
+    if (!line)
+        return 0;
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+    memset(&st, 0, sizeof st);
+    st.rank = st.local_rank = st.pid = st.task = st.cuda_dev = -1;
+    st.launcher = 1;
+    for (int k = 0; k < MAX_PEELS && p < n; k++) {
+        char c = line[p];
+        size_t r = 0;
+        if (c == '[')
+            r = peel_bracket(line, n, p, &st);
+        else if (is_alnum(c))
+            r = peel_word(line, n, p, &st);
+        else if (c == ' ' && p == 0)
+            r = peel_padded_task(line, n, &st);
+        if (r == 0)
+            break;
+        p += r;
+    }
+    if (st.rank_prio != 1 && p < n)
+        scan_body_tags(line, n, p, &st);
+    if (!out)
+        return p;
+    if (st.rank >= 0)
+        out->rank = st.rank;
+    if (st.local_rank >= 0)
+        out->local_rank = st.local_rank;
+    if (st.pid >= 0)
+        out->pid = st.pid;
+    if (st.task >= 0)
+        out->task = st.task;
+    if (st.cuda_dev >= 0)
+        out->cuda_dev = st.cuda_dev;
+    if (st.time.kind != CP_TS_NONE)
+        out->time = st.time;
+    if (st.level)
+        out->level = st.level;
+    if (st.host_len) {
+        memcpy(out->host, st.host, st.host_len);
+        out->host[st.host_len] = '\0';
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------ paths */
+
+/* Leading words of path components that name a machine: "node003",
+ * "gpu20-15", "host-a12", "ip-10-0-1-23", "rdma-gpu-train-worker-0". */
+static int path_host_stem(const char *s, size_t len)
+{
+    static const char *const stems[] = {
+        "node", "gpu", "host", "compute", "worker", "cn", "nid", "dgx", "hgx", "srv",
+        "server", "machine", "ip", "n", "g", "c", "gn", "cpu", "hpc", "login", "trn", "pod",
+    };
+    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
+        if (eq_nocase(s, len, stems[i]))
+            return 1;
+    return 0;
+}
+
+/* A folder name is a host if it is an IPv4 address, or a hostname with a
+ * digit one of whose '-'-separated parts starts with a machine word. Being
+ * wrong costs more than missing: "logs", "run1", "llama-2-7b" are not. */
+static int path_host_ok(const char *s, size_t len)
+{
+    int digit = 0, stem = 0;
+    if (len == 0 || len >= CP_HOST_MAX)
+        return 0;
+    if (is_ipv4(s, len))
+        return 1;
+    const char *dot = memchr(s, '.', len);
+    if (dot)
+        len = (size_t)(dot - s);
+    if (len == 0 || !is_alpha(s[0]))
+        return 0;
+    for (size_t k = 0, part = 0; k <= len; k++) {
+        if (k == len || s[k] == '-') {
+            size_t a = part;
+            while (a < k && is_alpha(s[a]))
+                a++;
+            if (a > part && path_host_stem(s + part, a - part))
+                stem = 1;
+            part = k + 1;
+            continue;
+        }
+        if (is_digit(s[k]))
+            digit = 1;
+        else if (!is_alpha(s[k]))
+            return 0;
+    }
+    return digit && stem;
+}
+
+/* "rank_27", "rank27", "rank-27", "train_rank3", "local_rank_3". */
+static int path_rank(const char *s, size_t len, int64_t *v, int *local)
+{
+    for (size_t i = 0; i + 4 < len; i++) {
+        if (!eq_nocase(s + i, 4, "rank"))
+            continue;
+        int sep_before = i > 0 && (s[i - 1] == '_' || s[i - 1] == '-');
+        int loc = (i >= 5 && eq_nocase(s + i - 5, 5, "local")) ||
+                  (i >= 6 && sep_before && eq_nocase(s + i - 6, 5, "local"));
+        if (!loc && i > 0 && s[i - 1] != '_' && s[i - 1] != '-' && s[i - 1] != '.')
+            continue;
+        size_t q = i + 4;
+        if (s[q] == '_' || s[q] == '-')
+            q++;
+        size_t k = read_num(s, len, q, 7, v);
+        if (!k || (q + k < len && s[q + k] != '_' && s[q + k] != '-' && s[q + k] != '.'))
+            continue;
+        *local = loc;
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct path_comp {
+    const char *s;
+    size_t len;
+} path_comp;
+
+/* A component is "attempt_<N>" (torchrun --log_dir). */
+static int is_attempt_dir(const path_comp *c)
+{
+    int64_t v;
+    return c->len > 8 && memcmp(c->s, "attempt_", 8) == 0 &&
+           read_num(c->s, c->len, 8, 9, &v) == c->len - 8;
+}
+
+/* Splits the last PATH_COMPONENTS components off `path`, last first; '/'
+ * and the ':' of "archive.tgz:member/path" separate them. Returns how many
+ * and whether comp[0] is the file name (no trailing '/'). */
+static size_t split_path(const char *path, path_comp *comp, int *has_file)
+{
+    size_t end = strlen(path), nc = 0;
+    *has_file = end > 0 && path[end - 1] != '/';
+    while (end > 0 && nc < PATH_COMPONENTS) {
+        while (end > 0 && (path[end - 1] == '/' || path[end - 1] == ':'))
+            end--;
+        size_t b = end;
+        while (b > 0 && path[b - 1] != '/' && path[b - 1] != ':')
+            b--;
+        if (end > b && !(end - b == 1 && path[b] == '.')) {
+            comp[nc].s = path + b;
+            comp[nc].len = end - b;
+            nc++;
+        }
+        end = b;
+    }
+    return nc;
+}
+
+static void copy_host(cp_origin *out, const char *h, size_t len)
+{
+    if (!is_ipv4(h, len)) {
+        const char *dot = memchr(h, '.', len);
+        if (dot)
+            len = (size_t)(dot - h);
+    }
+    if (len >= CP_HOST_MAX)
+        len = CP_HOST_MAX - 1;
+    memcpy(out->host, h, len);
+    out->host[len] = '\0';
+}
+
+void cp_frame_from_path(const char *path, cp_origin *out)
+{
+    path_comp comp[PATH_COMPONENTS];
+    int has_file;
+    if (!path || !out)
+        return;
+    size_t nc = split_path(path, comp, &has_file);
+    int have_rank = 0, have_local = 0, have_host = 0;
+    /* nearest component first: the file, its folder, the folder above ... */
+    for (size_t i = 0; i < nc; i++) {
+        path_comp c = comp[i];
+        if (i == 0 && has_file) {   /* the file name: its stem */
+            const char *dot = memchr(c.s, '.', c.len);
+            if (dot && dot != c.s)
+                c.len = (size_t)(dot - c.s);
+        }
+        int64_t v;
+        int local;
+        if (path_rank(c.s, c.len, &v, &local)) {
+            if (local && !have_local) {
+                out->local_rank = (int32_t)v;
+                have_local = 1;
+            } else if (!local && !have_rank) {
+                out->rank = (int32_t)v;
+                have_rank = 1;
+            }
+            continue;
+        }
+        if (i + 1 < nc && read_num(c.s, c.len, 0, 5, &v) == c.len && is_attempt_dir(&comp[i + 1])) {
+            if (!have_local) {      /* ".../attempt_0/3/stderr.log" */
+                out->local_rank = (int32_t)v;
+                have_local = 1;
+            }
+            continue;
+        }
+        if (!have_host && path_host_ok(c.s, c.len)) {
+            copy_host(out, c.s, c.len);
+            have_host = 1;
+        }
+    }
+}
