@@ -736,6 +736,30 @@ static void confidence_reason(cp_diagnosis *d)
     d->confidence_reason = cp_strdup(why);
 }
 
+/* CULPRIT_DEBUG=1 lists every event and writer on stderr: the quickest
+ * way to see why a verdict came out as it did. */
+static void debug_dump(const cp_incident *inc)
+{
+    const char *env = getenv("CULPRIT_DEBUG");
+    if (!env || !*env)
+        return;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *r = rule_of(inc, e);
+        fprintf(stderr, "event %zu: %s:%llu rank=%d writer=%d time=%lld/%d rule=%s table=%d frames=%zu | %.120s\n", i,
+                inc->streams[e->stream], (unsigned long long)e->line, event_rank(inc, e), e->writer,
+                (long long)e->origin.time.ms, (int)e->origin.time.kind, r ? r->id : "(stack)", e->in_table,
+                e->n_frames, e->text ? e->text : "");
+    }
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        fprintf(stderr, "writer %zu: rank=%d id.rank=%d local=%d pid=%d task=%d host=%s stream=%d hits=%u step=%lld phase=%s/%d\n",
+                i, w->rank, w->id.rank, w->id.local_rank, w->id.pid, w->id.task, w->id.host, w->stream, w->n_hits,
+                (long long)w->last_step, cp_phase_name(w->phase), (int)w->phase_state);
+    }
+    fprintf(stderr, "world_size=%d idents=%zu table=%zu\n", inc->world_size, inc->n_idents, inc->n_table);
+}
+
 int cp_analyze(cp_diagnosis *d, cp_incident *inc)
 {
     memset(d, 0, sizeof *d);
@@ -745,6 +769,7 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
     d->phase = CP_PHASE_UNKNOWN;
     cp_ranks_resolve(inc);
     normalize_times(inc);
+    debug_dump(inc);
     d->world_size = inc->world_size;
     d->n_files = inc->n_streams;
     d->bytes = inc->bytes;

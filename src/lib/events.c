@@ -46,6 +46,8 @@ typedef struct block {
     cp_stackframe frames[CP_FRAMES_MAX];
     size_t n_frames;
     bool in_table, has_traceback;
+    cp_time time_before;   /* the stream's last time when the block began */
+    cp_time time_after;    /* the first time the stream showed after it began */
 } block;
 
 typedef struct stream_scan {
@@ -257,8 +259,10 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
         for (int i = 0; i < b->n_cand; i++)
             if (inc->cat->rules[b->cand[i].rule].weight >= 10)
                 add_evidence(e, st->index, b->cand[i].line, b->cand[i].text);
-        if (e->origin.time.kind == CP_TS_NONE && st->last_time.kind != CP_TS_NONE)
-            e->origin.time = st->last_time;
+        /* No time of its own: the last time before it, else the first
+         * after it (note_time fills that in later). */
+        if (e->origin.time.kind == CP_TS_NONE)
+            e->origin.time = b->time_before.kind != CP_TS_NONE ? b->time_before : b->time_after;
         if (e->writer >= 0)
             inc->writers[e->writer].n_events++;
     }
@@ -348,7 +352,8 @@ typedef struct line_info {
     uint64_t no;
     cp_origin origin;
     cp_captures caps;
-    uint32_t err_rule;      /* heaviest root/cascade/culprit rule, UINT32_MAX none */
+    uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
+    uint32_t n_err;
     uint32_t phase_rule;    /* heaviest phase rule */
     bool is_frame, is_traceback, is_progress, is_identity;
     char *display;
@@ -360,10 +365,23 @@ static bool has_own_identity(const cp_origin *o, const cp_origin *path)
            o->task != path->task || strcmp(o->host, path->host) != 0;
 }
 
+/* A context rule heavier than a line's error rules says what the line
+ * really is (a LustreError in a kernel log is not a Python exception):
+ * error rules lighter than it do not name the line. */
+static void drop_outweighed(const cp_catalog *cat, line_info *li, int context_weight)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < li->n_err; i++)
+        if (cat->rules[li->err_rules[i]].weight >= context_weight)
+            li->err_rules[n++] = li->err_rules[i];
+    li->n_err = n;
+}
+
 static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
 {
     const cp_catalog *cat = inc->cat;
-    li->err_rule = li->phase_rule = UINT32_MAX;
+    int context_weight = -1;
+    li->phase_rule = UINT32_MAX;
     for (uint32_t i = 0; i < h->n_rules; i++) {
         uint32_t ri = h->rules[i];
         const cp_rule *r = &cat->rules[ri];
@@ -372,8 +390,11 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
         case CP_ROLE_ROOT:
         case CP_ROLE_CASCADE:
         case CP_ROLE_CULPRIT:
-            if (li->err_rule == UINT32_MAX || r->weight > cat->rules[li->err_rule].weight)
-                li->err_rule = ri;
+            li->err_rules[li->n_err++] = ri;
+            break;
+        case CP_ROLE_CONTEXT:
+            if (r->weight > context_weight)
+                context_weight = r->weight;
             break;
         case CP_ROLE_PHASE:
             if (li->phase_rule == UINT32_MAX || r->weight > cat->rules[li->phase_rule].weight)
@@ -386,6 +407,7 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
         default: break;
         }
     }
+    drop_outweighed(cat, li, context_weight);
 }
 
 static int cap_int(const cp_captures *c, const char *name, int dflt)
@@ -421,6 +443,11 @@ static void note_time(cp_incident *inc, stream_scan *st, const cp_time *t)
     if (t->kind == CP_TS_NONE)
         return;
     st->last_time = *t;
+    for (int i = 0; i < MAX_OPEN; i++) {
+        block *b = &st->open[i];
+        if (b->active && b->origin.time.kind == CP_TS_NONE && b->time_after.kind == CP_TS_NONE)
+            b->time_after = *t;
+    }
     /* events of this stream that had no time take the first one after them */
     for (size_t i = st->first_untimed; i < inc->n_events; i++) {
         cp_event *e = &inc->events[i];
@@ -523,6 +550,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     block *b = block_for(inc, st, writer, li->no);
     if (b->first_line == li->no) {
         b->origin = li->origin;
+        b->time_before = st->last_time;
         b->first_text = cp_strdup(li->display);
         b->in_table = li->no <= st->table_until && st->table_open;
         if (b->in_table && st->table.rank >= 0 && b->origin.rank < 0)
@@ -537,8 +565,8 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
         b->has_traceback = true;
     if (li->is_frame)
         add_frame(b, &li->caps, li->phase_rule);
-    if (li->err_rule != UINT32_MAX)
-        add_candidate(b, inc->cat, li->err_rule, li->no, li->display);
+    for (uint32_t i = 0; i < li->n_err; i++)
+        add_candidate(b, inc->cat, li->err_rules[i], li->no, li->display);
     merge_caps(&b->caps, &li->caps);
 }
 
@@ -574,7 +602,7 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     }
     if (li.is_identity)
         identity_line(inc, st, &li);
-    if (wi >= 0 && (li.is_frame || li.is_traceback || li.err_rule != UINT32_MAX))
+    if (wi >= 0 && (li.is_frame || li.is_traceback || li.n_err > 0))
         block_line(inc, st, wi, &li);
 
     st->prev_valid = true;
