@@ -44,6 +44,13 @@ static int event_rank(const cp_incident *inc, const cp_event *e)
     return e->writer >= 0 ? inc->writers[e->writer].rank : -1;
 }
 
+static int64_t cap_i64(const cp_captures *c, const char *name, int64_t dflt)
+{
+    int64_t v;
+    const char *s = cp_captures_get(c, name);
+    return s && cp_parse_i64(s, &v) ? v : dflt;
+}
+
 static bool timed(const cp_time *t)
 {
     return t->kind == CP_TS_ABS;
@@ -323,11 +330,69 @@ static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
     snprintf(d->host, sizeof d->host, "%s", h);
 }
 
+static const char *skip_space(const char *s)
+{
+    while (s && (*s == ' ' || *s == '\t'))
+        s++;
+    return s ? s : "";
+}
+
+/* The same error copied into torchrun's failure table (with @record)
+ * carries the rank its own traceback did not. */
+static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev)
+{
+    int found = -1;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int r = event_rank(inc, e);
+        if (e == ev || !e->in_table || e->rule != ev->rule || r < 0 ||
+            strcmp(skip_space(e->text), skip_space(ev->text)) != 0)
+            continue;
+        if (found >= 0 && found != r)
+            return -1;
+        found = r;
+    }
+    return found;
+}
+
+/* A line about another process (the kernel's "Killed process 28696", the
+ * launcher's "failed (exitcode: -9) local_rank: 0 (pid: 28696)") belongs
+ * to the rank of that process. */
+static void ranks_from_subjects(cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        cp_event *e = &inc->events[i];
+        if (event_rank(inc, e) >= 0 || e->rule == CP_RULE_STACK)
+            continue;
+        const char *host = e->origin.host;
+        int64_t pid = cap_i64(&e->caps, "pid", -1);
+        int64_t local = cap_i64(&e->caps, "local_rank", -1);
+        int r = pid > 0 && pid < INT_MAX ? cp_rank_of_pid(inc, host, (int)pid) : -1;
+        if (r < 0 && local >= 0 && local < INT_MAX)
+            r = cp_rank_of_local(inc, host, (int)local);
+        e->origin.rank = r;
+    }
+}
+
+static void ranks_from_table_copies(cp_incident *inc)
+{
+    if (!inc->n_table)
+        return;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        cp_event *e = &inc->events[i];
+        if (!e->in_table && event_rank(inc, e) < 0 && e->rule != CP_RULE_STACK)
+            e->origin.rank = rank_from_table_copy(inc, e);
+    }
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
     d->failed = true;
     d->first_rank = event_rank(inc, root);
+    if (d->first_rank >= 0 && root->writer >= 0 && inc->writers[root->writer].rank < 0 && !root->in_table)
+        note(d, "The traceback carries no rank; the same error in torchrun's failure table is rank %d's.",
+             d->first_rank);
     if (d->first_rank < 0)
         d->first_rank = single_known_rank(inc);
     set_host(d, inc, root);
@@ -372,13 +437,6 @@ typedef struct hang_facts {
     bool save_near;    /* a checkpoint save just before the stall */
     bool any_timeout;
 } hang_facts;
-
-static int64_t cap_i64(const cp_captures *c, const char *name, int64_t dflt)
-{
-    int64_t v;
-    const char *s = cp_captures_get(c, name);
-    return s && cp_parse_i64(s, &v) ? v : dflt;
-}
 
 static int culprit_from_reports(const cp_incident *inc)
 {
@@ -769,6 +827,8 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
     d->phase = CP_PHASE_UNKNOWN;
     cp_ranks_resolve(inc);
     normalize_times(inc);
+    ranks_from_table_copies(inc);
+    ranks_from_subjects(inc);
     debug_dump(inc);
     d->world_size = inc->world_size;
     d->n_files = inc->n_streams;

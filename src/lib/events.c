@@ -46,6 +46,7 @@ typedef struct block {
     cp_stackframe frames[CP_FRAMES_MAX];
     size_t n_frames;
     bool in_table, has_traceback;
+    bool chained;          /* the last traceback line links two exceptions */
     cp_time time_before;   /* the stream's last time when the block began */
     cp_time time_after;    /* the first time the stream showed after it began */
 } block;
@@ -54,7 +55,7 @@ typedef struct stream_scan {
     int index;
     cp_origin path_origin;
     cp_time last_time;
-    bool prev_valid;
+    bool prev_inheritable;
     uint64_t prev_line;
     cp_origin prev_origin;
     int prev_next_pid;
@@ -355,7 +356,8 @@ typedef struct line_info {
     uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
     uint32_t n_err;
     uint32_t phase_rule;    /* heaviest phase rule */
-    bool is_frame, is_traceback, is_progress, is_identity;
+    bool is_frame, is_traceback, is_progress, is_identity, is_context;
+    bool starts_stack;      /* a traceback rule with state = begin */
     char *display;
 } line_info;
 
@@ -393,6 +395,7 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
             li->err_rules[li->n_err++] = ri;
             break;
         case CP_ROLE_CONTEXT:
+            li->is_context = true;
             if (r->weight > context_weight)
                 context_weight = r->weight;
             break;
@@ -401,7 +404,10 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
                 li->phase_rule = ri;
             break;
         case CP_ROLE_FRAME: li->is_frame = true; break;
-        case CP_ROLE_TRACEBACK: li->is_traceback = true; break;
+        case CP_ROLE_TRACEBACK:
+            li->is_traceback = true;
+            li->starts_stack |= r->state == CP_STATE_BEGIN;
+            break;
         case CP_ROLE_PROGRESS: li->is_progress = true; break;
         case CP_ROLE_IDENTITY: li->is_identity = true; break;
         default: break;
@@ -424,7 +430,7 @@ static void attribute(stream_scan *st, line_info *li)
     int line_rank = cap_int(&li->caps, "line_rank", -1);
     if (line_rank >= 0 && o.rank < 0)
         o.rank = line_rank;
-    if (!has_own_identity(&o, &st->path_origin) && st->prev_valid && li->no <= st->prev_line + GAP) {
+    if (!has_own_identity(&o, &st->path_origin) && st->prev_inheritable && li->no <= st->prev_line + GAP) {
         cp_time t = o.time;
         char level = o.level;
         o = st->prev_origin;
@@ -467,16 +473,23 @@ static void table_flush(cp_incident *inc, stream_scan *st)
 static void table_line(cp_incident *inc, stream_scan *st, const line_info *li)
 {
     const cp_captures *c = &li->caps;
-    if (cp_captures_get(c, "table_rank")) {
+    /* An entry lists time, host, rank, exitcode, error_file, traceback: a
+     * time, or a rank when the entry already has one, starts the next. */
+    bool starts = cp_captures_get(c, "table_time") ||
+                  (cp_captures_get(c, "table_rank") && (!st->table_open || st->table.rank >= 0));
+    if (starts) {
         table_flush(inc, st);
         memset(&st->table, 0, sizeof st->table);
-        st->table.rank = cap_int(c, "table_rank", -1);
-        st->table.local_rank = cap_int(c, "local_rank", -1);
+        st->table.rank = st->table.local_rank = -1;
         st->table.pid = st->table.exitcode = st->table.signal = -1;
         st->table.root_cause = st->root_cause_section;
         st->table.stream = st->index;
         st->table.line = li->no;
         st->table_open = true;
+    }
+    if (cp_captures_get(c, "table_rank") && st->table_open) {
+        st->table.rank = cap_int(c, "table_rank", -1);
+        st->table.local_rank = cap_int(c, "local_rank", -1);
     }
     if (cp_captures_get(c, "table_host") && st->table_open)
         snprintf(st->table.host, sizeof st->table.host, "%s", cp_captures_get(c, "table_host"));
@@ -497,8 +510,8 @@ static void table_line(cp_incident *inc, stream_scan *st, const line_info *li)
 static void identity_line(cp_incident *inc, stream_scan *st, line_info *li)
 {
     const cp_captures *c = &li->caps;
-    const char *line_text = li->text;
-    if (strstr(line_text, "Root Cause (first observed failure)")) {
+    static const char root_cause[] = "Root Cause (first observed failure)";
+    if (memmem(li->text, li->len, root_cause, sizeof root_cause - 1)) {
         table_flush(inc, st);
         st->root_cause_section = true;
     }
@@ -548,6 +561,13 @@ static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const 
 static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
 {
     block *b = block_for(inc, st, writer, li->no);
+    /* A new traceback after a finished one is a new event, unless Python
+     * said the two are chained. */
+    if (li->starts_stack && b->n_cand > 0 && !b->chained && b->first_line != li->no) {
+        finalize(inc, st, b);
+        b = block_for(inc, st, writer, li->no);
+    }
+    b->chained = li->is_traceback && !li->starts_stack;
     if (b->first_line == li->no) {
         b->origin = li->origin;
         b->time_before = st->last_time;
@@ -605,7 +625,11 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     if (wi >= 0 && (li.is_frame || li.is_traceback || li.n_err > 0))
         block_line(inc, st, wi, &li);
 
-    st->prev_valid = true;
+    /* Only an error-ish line hands its identity down: a traceback under a
+     * rank's "ERROR ... failed" line is that rank's, one under its routine
+     * progress line may be anybody's. */
+    st->prev_inheritable = li.is_frame || li.is_traceback || li.n_err > 0 || li.is_context ||
+                           li.origin.level == 'E' || li.origin.level == 'F';
     st->prev_line = line_no;
     st->prev_origin = li.origin;
     st->prev_next_pid = cap_int(&li.caps, "next_pid", -1);

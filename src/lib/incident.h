@@ -135,5 +135,9 @@ int cp_table_add(cp_incident *inc, const cp_table_entry *e);
 /* Resolves every writer's global rank from the facts collected. */
 void cp_ranks_resolve(cp_incident *inc);
 void cp_ranks_free_index(cp_incident *inc);
+/* The rank of a process or a (host, local rank); -1 when unknown. An empty
+ * host matches any. Valid once cp_ranks_resolve has run. */
+int cp_rank_of_pid(const cp_incident *inc, const char *host, int pid);
+int cp_rank_of_local(const cp_incident *inc, const char *host, int local);
 
 #endif

@@ -198,7 +198,7 @@ static bool host_match(const char *a, const char *b)
 
 /* The rank a (host, local rank) pair has, from rank writers, NCCL world
  * communicator lines and the failure table; -1 when unknown or ambiguous. */
-static int rank_of_local(const cp_incident *inc, const char *host, int local)
+int cp_rank_of_local(const cp_incident *inc, const char *host, int local)
 {
     int found = -1;
     for (size_t i = 0; i < inc->n_writers; i++) {
@@ -222,7 +222,7 @@ static int rank_of_local(const cp_incident *inc, const char *host, int local)
     return found;
 }
 
-static int rank_of_pid(const cp_incident *inc, const char *host, int pid)
+int cp_rank_of_pid(const cp_incident *inc, const char *host, int pid)
 {
     for (size_t i = 0; i < inc->n_writers; i++) {
         const cp_writer *w = &inc->writers[i];
@@ -280,12 +280,12 @@ void cp_ranks_resolve(cp_incident *inc)
         cp_writer *w = &inc->writers[i];
         int r = w->id.rank;
         if (r < 0 && w->id.local_rank >= 0) {
-            r = rank_of_local(inc, w->id.host, w->id.local_rank);
+            r = cp_rank_of_local(inc, w->id.host, w->id.local_rank);
             if (r < 0 && one_host)
                 r = w->id.local_rank;
         }
         if (r < 0 && w->id.pid >= 0)
-            r = rank_of_pid(inc, w->id.host, w->id.pid);
+            r = cp_rank_of_pid(inc, w->id.host, w->id.pid);
         if (r < 0 && w->id.task >= 0)
             r = rank_of_task(inc, w->id.task);
         w->rank = r;
