@@ -365,7 +365,7 @@ static void ranks_from_subjects(cp_incident *inc)
         if (event_rank(inc, e) >= 0 || e->rule == CP_RULE_STACK)
             continue;
         const char *host = e->origin.host;
-        int64_t pid = cap_i64(&e->caps, "pid", -1);
+        int64_t pid = cap_i64(&e->caps, "pid", cap_i64(&e->caps, "next_pid", -1));
         int64_t local = cap_i64(&e->caps, "local_rank", -1);
         int r = pid > 0 && pid < INT_MAX ? cp_rank_of_pid(inc, host, (int)pid) : -1;
         if (r < 0 && local >= 0 && local < INT_MAX)
@@ -545,6 +545,11 @@ static int silent_rank(const cp_incident *inc)
         if (r >= 0 && r < n && e->rule != CP_RULE_STACK)
             spoke[r] = true;
     }
+    /* a rank in the launcher's failure table failed on its own account;
+     * the rank the others waited for is the one the launcher had to stop */
+    for (size_t i = 0; i < inc->n_table; i++)
+        if (inc->table[i].rank >= 0 && inc->table[i].rank < n && inc->table[i].signal != 15)
+            spoke[inc->table[i].rank] = true;
     int silent = -1, count = 0;
     for (int r = 0; r < n; r++)
         if (!spoke[r]) {

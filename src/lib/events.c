@@ -361,10 +361,12 @@ typedef struct line_info {
     char *display;
 } line_info;
 
+/* Whether the line names its process itself; a host prefix alone does
+ * not (a node runs many ranks). */
 static bool has_own_identity(const cp_origin *o, const cp_origin *path)
 {
     return o->rank != path->rank || o->local_rank != path->local_rank || o->pid != path->pid ||
-           o->task != path->task || strcmp(o->host, path->host) != 0;
+           o->task != path->task;
 }
 
 /* A context rule heavier than a line's error rules says what the line
@@ -430,10 +432,17 @@ static void attribute(stream_scan *st, line_info *li)
     int line_rank = cap_int(&li->caps, "line_rank", -1);
     if (line_rank >= 0 && o.rank < 0)
         o.rank = line_rank;
-    if (!has_own_identity(&o, &st->path_origin) && st->prev_inheritable && li->no <= st->prev_line + GAP) {
+    /* A line with a logging header of its own (a level or a time) starts
+     * a new record; only bare continuation lines inherit. */
+    bool bare = o.level == 0 && o.time.kind == CP_TS_NONE;
+    if (bare && !has_own_identity(&o, &st->path_origin) && st->prev_inheritable && li->no <= st->prev_line + GAP) {
         cp_time t = o.time;
         char level = o.level;
+        char host[CP_HOST_MAX];
+        memcpy(host, o.host, sizeof host);
         o = st->prev_origin;
+        if (host[0])
+            memcpy(o.host, host, sizeof host);
         if (st->prev_next_pid >= 0) {
             o.pid = st->prev_next_pid;
             o.rank = o.local_rank = -1;

@@ -1203,11 +1203,30 @@ static int rank_before_bar(const char *s, size_t p, size_t b, int64_t *v)
     return read_num(s, e, d, 9, v) == e - d;
 }
 
+/* "rank=3" as a logging field (not "local_rank=3" or "world_rank=3"):
+ * weaker than a bracketed tag, which wins when both are there. */
+static void rank_assignment(const char *s, size_t p, size_t end, fstate *st)
+{
+    for (size_t q = p; q + 6 <= end; q++) {
+        const char *r = memchr(s + q, '=', end - q);
+        if (!r)
+            return;
+        q = (size_t)(r - s);
+        int64_t v;
+        if (q >= p + 4 && eq_nocase(s + q - 4, 4, "rank") && (q == p + 4 || (!is_alnum(s[q - 5]) && s[q - 5] != '_')) &&
+            read_num(s, end, q + 1, 9, &v) > 0) {
+            set_rank(st, v, 2);
+            return;
+        }
+    }
+}
+
 /* Rank tags in the first BODY_SCAN bytes of the message: "[Rank 3]",
- * "[PG ... Rank 1]", "[rank 1/4]", "rank 2 |". */
+ * "[PG ... Rank 1]", "[rank 1/4]", "rank 2 |", "rank=3". */
 static void scan_body_tags(const char *s, size_t n, size_t p, fstate *st)
 {
     size_t end = n - p > BODY_SCAN ? p + BODY_SCAN : n;
+    rank_assignment(s, p, end, st);
     for (const char *b = memchr(s + p, '|', end - p); b; ) {
         int64_t v;
         size_t q = (size_t)(b - s);
