@@ -205,6 +205,8 @@ static cp_owner owner_of_event(const cp_incident *inc, const cp_event *e)
     return owner_from_frames(e);
 }
 
+static int culprit_from_reports(const cp_incident *inc);
+
 /* ---- root selection ------------------------------------------------------- */
 
 static bool is_root_candidate(const cp_incident *inc, const cp_event *e, bool allow_table)
@@ -385,6 +387,46 @@ static void ranks_from_table_copies(cp_incident *inc)
     }
 }
 
+/* The one rank whose last logged step is behind every other rank's (or
+ * which logged none while the others did); -1 when that is not unique. */
+static int least_progress_rank(const cp_incident *inc)
+{
+    int n = inc->world_size;
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].rank + 1 > n)
+            n = inc->writers[i].rank + 1;
+    if (n < 2 || n > (1 << 20))
+        return -1;
+    int64_t *step = malloc((size_t)n * sizeof *step);
+    if (!step)
+        return -1;
+    for (int r = 0; r < n; r++)
+        step[r] = -1;
+    bool any = false;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->rank >= 0 && w->rank < n && w->last_step > step[w->rank]) {
+            step[w->rank] = w->last_step;
+            any = true;
+        }
+    }
+    int low = -1, count = 0;
+    int64_t low_step = INT64_MAX, high_step = -1;
+    for (int r = 0; r < n; r++) {
+        if (step[r] > high_step)
+            high_step = step[r];
+        if (step[r] < low_step) {
+            low_step = step[r];
+            low = r;
+            count = 1;
+        } else if (step[r] == low_step) {
+            count++;
+        }
+    }
+    free(step);
+    return any && count == 1 && low_step < high_step ? low : -1;
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -393,6 +435,17 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     if (d->first_rank >= 0 && root->writer >= 0 && inc->writers[root->writer].rank < 0 && !root->in_table)
         note(d, "The traceback carries no rank; the same error in torchrun's failure table is rank %d's.",
              d->first_rank);
+    if (d->first_rank < 0 && (d->first_rank = least_progress_rank(inc)) >= 0) {
+        note(d, "The error carries no rank; rank %d is the only rank whose training progress stopped earlier "
+                "than the others', so it is taken as the one that raised it.", d->first_rank);
+        d->confidence -= 20;
+    }
+    int named = culprit_from_reports(inc);
+    if (named >= 0 && named != d->first_rank) {
+        note(d, "The ranks' own reports name rank %d as the one that deviated; it raised the same error as the "
+                "others, so that is where it began.", named);
+        d->first_rank = named;
+    }
     if (d->first_rank < 0)
         d->first_rank = single_known_rank(inc);
     set_host(d, inc, root);
@@ -438,17 +491,30 @@ typedef struct hang_facts {
     bool any_timeout;
 } hang_facts;
 
+/* The rank that reports name. Each report is one vote: in "Detected
+ * mismatch between collectives" every healthy rank names the deviant one,
+ * while the deviant names somebody else, so the majority is the culprit. */
 static int culprit_from_reports(const cp_incident *inc)
 {
+    int best = -1, best_votes = 0, second = 0;
     for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        if (role_of(inc, e) != CP_ROLE_CULPRIT)
+        int64_t r = cap_i64(&inc->events[i].caps, "culprit_rank", -1);
+        if (r < 0 || r >= INT_MAX || inc->events[i].in_table)
             continue;
-        int64_t r = cap_i64(&e->caps, "culprit_rank", -1);
-        if (r >= 0 && r < INT_MAX)
-            return (int)r;
+        int votes = 0;
+        for (size_t j = 0; j < inc->n_events; j++)
+            if (!inc->events[j].in_table && cap_i64(&inc->events[j].caps, "culprit_rank", -1) == r)
+                votes++;
+        if (votes > best_votes) {
+            if ((int)r != best)
+                second = best_votes;
+            best = (int)r;
+            best_votes = votes;
+        } else if ((int)r != best && votes > second) {
+            second = votes;
+        }
     }
-    return -1;
+    return best_votes > second ? best : -1;
 }
 
 /* The rank whose last enqueued (or timed-out) collective is behind all

@@ -275,6 +275,9 @@ void cp_ranks_resolve(cp_incident *inc)
     for (size_t i = 0; i < inc->n_writers; i++)
         if (inc->writers[i].id.rank + 1 > inc->world_size)
             inc->world_size = inc->writers[i].id.rank + 1;
+    for (size_t i = 0; i < inc->n_table; i++)
+        if (inc->table[i].rank + 1 > inc->world_size)
+            inc->world_size = inc->table[i].rank + 1;
     bool one_host = single_host(inc);
     for (size_t i = 0; i < inc->n_writers; i++) {
         cp_writer *w = &inc->writers[i];
