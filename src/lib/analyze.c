@@ -8,128 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/strutil.h"
-#include "util/timeutil.h"
+#include "facts.h"
 
 enum {
     SKEW_MS = 2000,            /* clocks of different hosts may differ this much */
-    HW_WINDOW_MS = 300000,     /* a hardware fault this close explains a CUDA error */
-    SAVE_NEAR_LINES = 50,      /* a save line this close above a hang implicates the save */
-    MAX_RANK_ROWS = 1 << 20
+    HW_WINDOW_MS = 300000      /* a hardware fault this close explains a CUDA error */
 };
 
-/* ---- helpers ------------------------------------------------------------ */
-
-static const cp_rule *rule_of(const cp_incident *inc, const cp_event *e)
-{
-    return e->rule == CP_RULE_STACK ? NULL : &inc->cat->rules[e->rule];
-}
-
-static cp_role role_of(const cp_incident *inc, const cp_event *e)
-{
-    const cp_rule *r = rule_of(inc, e);
-    return r ? r->role : CP_ROLE_NONE;
-}
-
-static int weight_of(const cp_incident *inc, const cp_event *e)
-{
-    const cp_rule *r = rule_of(inc, e);
-    return r ? r->weight : 0;
-}
-
-static int event_rank(const cp_incident *inc, const cp_event *e)
-{
-    if (e->origin.rank >= 0)
-        return e->origin.rank;
-    return e->writer >= 0 ? inc->writers[e->writer].rank : -1;
-}
-
-static int64_t cap_i64(const cp_captures *c, const char *name, int64_t dflt)
-{
-    int64_t v;
-    const char *s = cp_captures_get(c, name);
-    return s && cp_parse_i64(s, &v) ? v : dflt;
-}
-
-static bool timed(const cp_time *t)
-{
-    return t->kind == CP_TS_ABS;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void note(cp_diagnosis *d, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    char **p = realloc(d->notes, (d->n_notes + 1) * sizeof *p);
-    if (!p)
-        return;
-    d->notes = p;
-    if ((p[d->n_notes] = cp_strdup(buf)))
-        d->n_notes++;
-}
-
-static char *format_time(const cp_time *t)
-{
-    if (!timed(t))
-        return NULL;
-    char buf[40];
-    cp_format_ms(t->ms, buf, sizeof buf);
-    return cp_strdup(buf);
-}
-
 /* ---- time ----------------------------------------------------------------- */
-
-/* glog and syslog times have no year: borrow the incident's. Boot-relative
- * kernel times cannot be ordered against wall clocks without a boot time,
- * so they do not take part in ordering. */
-static bool leap_year(int64_t y)
-{
-    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-static void normalize_one(cp_time *t, int64_t year)
-{
-    if (t->kind == CP_TS_NOYEAR) {
-        /* NOYEAR counts days in a common year (origin.h) */
-        int64_t day = 86400000LL;
-        t->ms += cp_year_start_ms(year) + (leap_year(year) && t->ms >= 59 * day ? day : 0);
-        t->kind = CP_TS_ABS;
-    } else if (t->kind == CP_TS_BOOT) {
-        t->kind = CP_TS_NONE;
-    }
-}
-
-static int64_t incident_year(const cp_incident *inc)
-{
-    int64_t latest = INT64_MIN;
-    for (size_t i = 0; i < inc->n_events; i++)
-        if (inc->events[i].origin.time.kind == CP_TS_ABS && inc->events[i].origin.time.ms > latest)
-            latest = inc->events[i].origin.time.ms;
-    for (size_t i = 0; i < inc->n_writers; i++)
-        if (inc->writers[i].last_time.kind == CP_TS_ABS && inc->writers[i].last_time.ms > latest)
-            latest = inc->writers[i].last_time.ms;
-    return latest == INT64_MIN ? 1970 : cp_year_of_ms(latest);
-}
-
-static void normalize_times(cp_incident *inc)
-{
-    int64_t ys = incident_year(inc);
-    for (size_t i = 0; i < inc->n_events; i++)
-        normalize_one(&inc->events[i].origin.time, ys);
-    for (size_t i = 0; i < inc->n_writers; i++) {
-        cp_writer *w = &inc->writers[i];
-        normalize_one(&w->first_time, ys);
-        normalize_one(&w->last_time, ys);
-        normalize_one(&w->last_step_time, ys);
-        normalize_one(&w->phase_time, ys);
-    }
-    for (size_t i = 0; i < inc->n_table; i++)
-        normalize_one(&inc->table[i].time, ys);
-}
 
 /* ---- frames: owner and phase ------------------------------------------- */
 
@@ -147,18 +33,24 @@ static bool library_path(const char *file)
     return false;
 }
 
-/* The innermost Python frame decides: the user's own file means their code
- * raised; a library file means the framework did, unless a user frame sits
- * right above it and passed the bad input (then it is still the user's). */
+/* Whose code raised: the user's when one of their own frames is among
+ * the innermost few Python frames (their code called the library with the
+ * bad input, or raised itself); the framework's when the user's frames are
+ * only far out (a script that called trainer.train()). */
+enum { USER_FRAME_REACH = 4 };
+
 static cp_owner owner_from_frames(const cp_event *e)
 {
+    int seen = 0;
     for (size_t i = e->n_frames; i-- > 0;) {
         const char *f = e->frames[i].file;
         if (!f || !strstr(f, ".py"))
             continue;
-        return library_path(f) ? CP_OWNER_FRAMEWORK : CP_OWNER_USER_CODE;
+        if (!library_path(f))
+            return seen < USER_FRAME_REACH ? CP_OWNER_USER_CODE : CP_OWNER_FRAMEWORK;
+        seen++;
     }
-    return CP_OWNER_UNKNOWN;
+    return seen ? CP_OWNER_FRAMEWORK : CP_OWNER_UNKNOWN;
 }
 
 static cp_phase phase_from_frames(const cp_incident *inc, const cp_event *e)
@@ -204,8 +96,6 @@ static cp_owner owner_of_event(const cp_incident *inc, const cp_event *e)
         return r->owner;
     return owner_from_frames(e);
 }
-
-static int culprit_from_reports(const cp_incident *inc);
 
 /* ---- root selection ------------------------------------------------------- */
 
@@ -310,20 +200,6 @@ static void add_evidence(cp_diagnosis *d, const cp_incident *inc, const cp_event
     }
 }
 
-static int single_known_rank(const cp_incident *inc)
-{
-    int r = -1;
-    for (size_t i = 0; i < inc->n_writers; i++) {
-        int x = inc->writers[i].rank;
-        if (x < 0)
-            continue;
-        if (r >= 0 && r != x)
-            return -1;
-        r = x;
-    }
-    return r;
-}
-
 static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
 {
     const char *h = e->origin.host;
@@ -332,129 +208,34 @@ static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
     snprintf(d->host, sizeof d->host, "%s", h);
 }
 
-static const char *skip_space(const char *s)
-{
-    while (s && (*s == ' ' || *s == '\t'))
-        s++;
-    return s ? s : "";
-}
-
-/* The same error copied into torchrun's failure table (with @record)
- * carries the rank its own traceback did not. */
-static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev)
-{
-    int found = -1;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        int r = event_rank(inc, e);
-        if (e == ev || !e->in_table || e->rule != ev->rule || r < 0 ||
-            strcmp(skip_space(e->text), skip_space(ev->text)) != 0)
-            continue;
-        if (found >= 0 && found != r)
-            return -1;
-        found = r;
-    }
-    return found;
-}
-
-/* A line about another process (the kernel's "Killed process 28696", the
- * launcher's "failed (exitcode: -9) local_rank: 0 (pid: 28696)") belongs
- * to the rank of that process. */
-static void ranks_from_subjects(cp_incident *inc)
-{
-    for (size_t i = 0; i < inc->n_events; i++) {
-        cp_event *e = &inc->events[i];
-        if (event_rank(inc, e) >= 0 || e->rule == CP_RULE_STACK)
-            continue;
-        const char *host = e->origin.host;
-        int64_t pid = cap_i64(&e->caps, "pid", cap_i64(&e->caps, "next_pid", -1));
-        int64_t local = cap_i64(&e->caps, "local_rank", -1);
-        int r = pid > 0 && pid < INT_MAX ? cp_rank_of_pid(inc, host, (int)pid) : -1;
-        if (r < 0 && local >= 0 && local < INT_MAX)
-            r = cp_rank_of_local(inc, host, (int)local);
-        e->origin.rank = r;
-    }
-}
-
-static void ranks_from_table_copies(cp_incident *inc)
-{
-    if (!inc->n_table)
-        return;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        cp_event *e = &inc->events[i];
-        if (!e->in_table && event_rank(inc, e) < 0 && e->rule != CP_RULE_STACK)
-            e->origin.rank = rank_from_table_copy(inc, e);
-    }
-}
-
-/* The one rank whose last logged step is behind every other rank's (or
- * which logged none while the others did); -1 when that is not unique. */
-static int least_progress_rank(const cp_incident *inc)
-{
-    int n = inc->world_size;
-    for (size_t i = 0; i < inc->n_writers; i++)
-        if (inc->writers[i].rank + 1 > n)
-            n = inc->writers[i].rank + 1;
-    if (n < 2 || n > (1 << 20))
-        return -1;
-    int64_t *step = malloc((size_t)n * sizeof *step);
-    if (!step)
-        return -1;
-    for (int r = 0; r < n; r++)
-        step[r] = -1;
-    bool any = false;
-    for (size_t i = 0; i < inc->n_writers; i++) {
-        const cp_writer *w = &inc->writers[i];
-        if (w->rank >= 0 && w->rank < n && w->last_step > step[w->rank]) {
-            step[w->rank] = w->last_step;
-            any = true;
-        }
-    }
-    int low = -1, count = 0;
-    int64_t low_step = INT64_MAX, high_step = -1;
-    for (int r = 0; r < n; r++) {
-        if (step[r] > high_step)
-            high_step = step[r];
-        if (step[r] < low_step) {
-            low_step = step[r];
-            low = r;
-            count = 1;
-        } else if (step[r] == low_step) {
-            count++;
-        }
-    }
-    free(step);
-    return any && count == 1 && low_step < high_step ? low : -1;
-}
-
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
     d->failed = true;
     d->first_rank = event_rank(inc, root);
     if (d->first_rank >= 0 && root->writer >= 0 && inc->writers[root->writer].rank < 0 && !root->in_table)
-        note(d, "The traceback carries no rank; the same error in torchrun's failure table is rank %d's.",
+        cp_diag_note(d, "The traceback carries no rank; the same error in torchrun's failure table is rank %d's.",
              d->first_rank);
-    if (d->first_rank < 0 && (d->first_rank = least_progress_rank(inc)) >= 0) {
-        note(d, "The error carries no rank; rank %d is the only rank whose training progress stopped earlier "
+    if (d->first_rank < 0 && (d->first_rank = cp_suspect_least_progress(inc)) >= 0) {
+        cp_diag_note(d, "The error carries no rank; rank %d is the only rank whose training progress stopped earlier "
                 "than the others', so it is taken as the one that raised it.", d->first_rank);
         d->confidence -= 20;
     }
-    int named = culprit_from_reports(inc);
+    int named = cp_suspect_named(inc);
     if (named >= 0 && named != d->first_rank) {
-        note(d, "The ranks' own reports name rank %d as the one that deviated; it raised the same error as the "
+        cp_diag_note(d, "The ranks' own reports name rank %d as the one that deviated; it raised the same error as the "
                 "others, so that is where it began.", named);
         d->first_rank = named;
     }
     if (d->first_rank < 0)
-        d->first_rank = single_known_rank(inc);
+        d->first_rank = cp_single_known_rank(inc);
     set_host(d, inc, root);
     d->kind = r->kind;
     d->owner = owner_of_event(inc, root);
     d->phase = phase_of_event(inc, root);
     d->hang = r->kind == CP_KIND_CHECKPOINT_HANG || r->kind == CP_KIND_PIPELINE_HANG;
     d->signature = cp_strdup(root->text ? root->text : "");
-    d->first_time = format_time(&root->origin.time);
+    d->first_time = cp_format_time(&root->origin.time);
     copy_rule_texts(d, r);
     add_evidence(d, inc, root);
     d->confidence = r->weight >= 40 ? 85 : 65;
@@ -467,7 +248,7 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
 static void apply_hardware(cp_diagnosis *d, const cp_incident *inc, const cp_event *root, const cp_event *hw)
 {
     const cp_rule *hr = rule_of(inc, hw);
-    note(d, "%s on the same GPU host explains the %s: treating it as a hardware fault.",
+    cp_diag_note(d, "%s on the same GPU host explains the %s: treating it as a hardware fault.",
          hr->title ? hr->title : hr->id, cp_kind_name(rule_of(inc, root)->kind));
     d->kind = hr->kind;
     d->owner = hr->owner == CP_OWNER_AUTO ? CP_OWNER_HARDWARE : hr->owner;
@@ -491,162 +272,6 @@ typedef struct hang_facts {
     bool any_timeout;
 } hang_facts;
 
-/* The rank that reports name. Each report is one vote: in "Detected
- * mismatch between collectives" every healthy rank names the deviant one,
- * while the deviant names somebody else, so the majority is the culprit. */
-static int culprit_from_reports(const cp_incident *inc)
-{
-    int best = -1, best_votes = 0, second = 0;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        int64_t r = cap_i64(&inc->events[i].caps, "culprit_rank", -1);
-        if (r < 0 || r >= INT_MAX || inc->events[i].in_table)
-            continue;
-        int votes = 0;
-        for (size_t j = 0; j < inc->n_events; j++)
-            if (!inc->events[j].in_table && cap_i64(&inc->events[j].caps, "culprit_rank", -1) == r)
-                votes++;
-        if (votes > best_votes) {
-            if ((int)r != best)
-                second = best_votes;
-            best = (int)r;
-            best_votes = votes;
-        } else if ((int)r != best && votes > second) {
-            second = votes;
-        }
-    }
-    return best_votes > second ? best : -1;
-}
-
-/* The rank whose last enqueued (or timed-out) collective is behind all
- * others never reached the collective the others wait in. */
-static int lagging_from_watchdog(const cp_incident *inc, int64_t *low, int64_t *high)
-{
-    int lag = -1;
-    bool unique = true;
-    *low = INT64_MAX;
-    *high = INT64_MIN;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        int64_t v = cap_i64(&e->caps, "last_enqueued", -1);
-        if (v < 0)
-            v = cap_i64(&e->caps, "seq", -1);
-        int rank = event_rank(inc, e);
-        if (v < 0 || rank < 0)
-            continue;
-        if (v > *high)
-            *high = v;
-        if (v < *low) {
-            *low = v;
-            lag = rank;
-            unique = true;
-        } else if (v == *low && rank != lag) {
-            unique = false;
-        }
-    }
-    return lag >= 0 && unique && *low < *high ? lag : -1;
-}
-
-static int saving_rank(const cp_incident *inc, bool *unattributed)
-{
-    int found = -1, n_end = 0, n_begin = 0;
-    *unattributed = false;
-    for (size_t i = 0; i < inc->n_writers; i++) {
-        const cp_writer *w = &inc->writers[i];
-        if (w->phase != CP_PHASE_CHECKPOINT_SAVE)
-            continue;
-        if (w->phase_state == CP_STATE_END) {
-            n_end++;
-            continue;
-        }
-        n_begin++;
-        if (w->rank < 0)
-            *unattributed = true;
-        else
-            found = w->rank;
-    }
-    if (n_begin == 1 && found >= 0)
-        return found;
-    return -1;
-}
-
-/* A stall right after a checkpoint line in the same stream. */
-static bool save_just_before_stall(const cp_incident *inc)
-{
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        if (role_of(inc, e) != CP_ROLE_CASCADE)
-            continue;
-        for (size_t j = 0; j < inc->n_writers; j++) {
-            const cp_writer *w = &inc->writers[j];
-            if (w->phase == CP_PHASE_CHECKPOINT_SAVE && w->phase_stream == e->stream && w->phase_line < e->line &&
-                e->line - w->phase_line <= SAVE_NEAR_LINES)
-                return true;
-        }
-    }
-    return false;
-}
-
-static int ranks_extent(const cp_incident *inc)
-{
-    int n = inc->world_size;
-    for (size_t i = 0; i < inc->n_writers; i++)
-        if (inc->writers[i].rank + 1 > n)
-            n = inc->writers[i].rank + 1;
-    return n > MAX_RANK_ROWS ? MAX_RANK_ROWS : n;
-}
-
-/* The only rank of a known world that printed no error while the others
- * timed out is the one they were waiting for. */
-static int silent_rank(const cp_incident *inc)
-{
-    if (inc->world_size < 2)
-        return -1;
-    int n = ranks_extent(inc);
-    bool *spoke = calloc((size_t)n, sizeof *spoke);
-    if (!spoke)
-        return -1;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        int r = event_rank(inc, e);
-        if (r >= 0 && r < n && e->rule != CP_RULE_STACK)
-            spoke[r] = true;
-    }
-    /* a rank in the launcher's failure table failed on its own account;
-     * the rank the others waited for is the one the launcher had to stop */
-    for (size_t i = 0; i < inc->n_table; i++)
-        if (inc->table[i].rank >= 0 && inc->table[i].rank < n && inc->table[i].signal != 15)
-            spoke[inc->table[i].rank] = true;
-    int silent = -1, count = 0;
-    for (int r = 0; r < n; r++)
-        if (!spoke[r]) {
-            silent = r;
-            count++;
-        }
-    free(spoke);
-    return count == 1 ? silent : -1;
-}
-
-static const cp_event *stack_of_rank(const cp_incident *inc, int rank)
-{
-    const cp_event *only = NULL;
-    int n_unknown = 0;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        if (e->rule != CP_RULE_STACK)
-            continue;
-        int r = event_rank(inc, e);
-        if (r == rank && rank >= 0)
-            return e;
-        if (r < 0) {
-            only = e;
-            n_unknown++;
-        }
-    }
-    /* one stack nobody could place, in a hang with one suspect: it is the
-     * suspect's (the launcher makes the stuck rank dump it on SIGTERM) */
-    return n_unknown == 1 ? only : NULL;
-}
-
 static const cp_event *first_cascade(const cp_incident *inc)
 {
     const cp_event *best = NULL;
@@ -663,11 +288,11 @@ static const cp_event *first_cascade(const cp_incident *inc)
 static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *low, int64_t *high, bool *save_unattr)
 {
     memset(h, 0, sizeof *h);
-    h->culprit = culprit_from_reports(inc);
-    h->lagging = lagging_from_watchdog(inc, low, high);
-    h->saving = saving_rank(inc, save_unattr);
-    h->silent = silent_rank(inc);
-    h->save_near = save_just_before_stall(inc);
+    h->culprit = cp_suspect_named(inc);
+    h->lagging = cp_suspect_lagging(inc, low, high);
+    h->saving = cp_suspect_saving(inc, save_unattr);
+    h->silent = cp_suspect_silent(inc, true);
+    h->save_near = cp_save_before_stall(inc);
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_rule *r = rule_of(inc, &inc->events[i]);
         if (r && r->role == CP_ROLE_CASCADE && r->kind == CP_KIND_NCCL_TIMEOUT)
@@ -678,29 +303,29 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
 static int choose_hang_rank(cp_diagnosis *d, const hang_facts *h, int64_t low, int64_t high, bool save_unattr)
 {
     if (h->culprit >= 0) {
-        note(d, "PyTorch's desync report names rank %d as the rank that never joined the collective.", h->culprit);
+        cp_diag_note(d, "PyTorch's desync report names rank %d as the rank that never joined the collective.", h->culprit);
         d->confidence = 85;
         return h->culprit;
     }
     if (h->lagging >= 0) {
-        note(d, "Rank %d's last enqueued collective is %lld; the others reached %lld and timed out waiting for it.",
+        cp_diag_note(d, "Rank %d's last enqueued collective is %lld; the others reached %lld and timed out waiting for it.",
              h->lagging, (long long)low, (long long)high);
         d->confidence = 80;
         return h->lagging;
     }
     if (h->saving >= 0) {
-        note(d, "Rank %d began a checkpoint save and never logged its end.", h->saving);
+        cp_diag_note(d, "Rank %d began a checkpoint save and never logged its end.", h->saving);
         d->confidence = 75;
         return h->saving;
     }
     if (h->silent >= 0) {
-        note(d, "Rank %d printed no error while every other rank failed waiting: it is the one they waited for.",
+        cp_diag_note(d, "Rank %d printed no error while every other rank failed waiting: it is the one they waited for.",
              h->silent);
         d->confidence = 65;
         return h->silent;
     }
     if (save_unattr && (h->save_near || h->saving < 0)) {
-        note(d, "The checkpoint save line carries no rank; frameworks log saves from rank 0, so rank 0 is the "
+        cp_diag_note(d, "The checkpoint save line carries no rank; frameworks log saves from rank 0, so rank 0 is the "
                 "likely laggard.");
         d->confidence = 40;
         return 0;
@@ -723,12 +348,12 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     d->confidence = 50;
     copy_rule_texts(d, r);
     d->signature = cp_strdup(first->text ? first->text : "");
-    d->first_time = format_time(&first->origin.time);
+    d->first_time = cp_format_time(&first->origin.time);
     add_evidence(d, inc, first);
     if (!d->hang) {
         d->first_rank = event_rank(inc, first);
         if (d->first_rank < 0)
-            d->first_rank = single_known_rank(inc);
+            d->first_rank = cp_single_known_rank(inc);
         d->phase = phase_of_event(inc, first);
         set_host(d, inc, first);
         return;
@@ -737,16 +362,16 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     if ((h.saving >= 0 || h.save_near) && d->kind == CP_KIND_NCCL_TIMEOUT) {
         d->kind = CP_KIND_CHECKPOINT_HANG;
         d->phase = CP_PHASE_CHECKPOINT_SAVE;
-        note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
+        cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
     }
-    const cp_event *stack = stack_of_rank(inc, d->first_rank);
+    const cp_event *stack = cp_stack_of_rank(inc, d->first_rank);
     if (stack) {
         cp_phase p = phase_from_frames(inc, stack);
         if (p != CP_PHASE_NONE && d->phase == CP_PHASE_UNKNOWN)
             d->phase = p;
         d->owner = owner_from_frames(stack);
         add_evidence(d, inc, stack);
-        note(d, "A stack dump shows where the stuck rank was.");
+        cp_diag_note(d, "A stack dump shows where the stuck rank was.");
     }
     if (d->first_rank >= 0) {
         for (size_t i = 0; i < inc->n_writers; i++) {
@@ -770,7 +395,7 @@ static cp_rank_state state_of_event(const cp_incident *inc, const cp_event *e)
 
 static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
 {
-    int n = ranks_extent(inc);
+    int n = cp_ranks_extent(inc);
     if (n <= 0)
         return;
     d->ranks = calloc((size_t)n, sizeof *d->ranks);
@@ -793,7 +418,7 @@ static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
             row->last_step = w->last_step;
         if (timed(&w->last_time)) {
             free(row->last_time);
-            row->last_time = format_time(&w->last_time);
+            row->last_time = cp_format_time(&w->last_time);
         }
     }
     for (size_t i = 0; i < inc->n_events; i++) {
@@ -833,7 +458,7 @@ static void launcher_claim(cp_diagnosis *d, const cp_incident *inc)
         if (!t->root_cause || t->rank < 0 || d->first_rank < 0)
             continue;
         if (t->rank != d->first_rank)
-            note(d, "torchrun's \"Root Cause\" table names rank %d; it orders failures by when its agent noticed "
+            cp_diag_note(d, "torchrun's \"Root Cause\" table names rank %d; it orders failures by when its agent noticed "
                     "them, not by when they happened.", t->rank);
         return;
     }
@@ -897,9 +522,9 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
     d->owner = CP_OWNER_UNKNOWN;
     d->phase = CP_PHASE_UNKNOWN;
     cp_ranks_resolve(inc);
-    normalize_times(inc);
-    ranks_from_table_copies(inc);
-    ranks_from_subjects(inc);
+    cp_timeline_normalize(inc);
+    cp_ranks_from_table_copies(inc);
+    cp_ranks_from_subjects(inc);
     debug_dump(inc);
     d->world_size = inc->world_size;
     d->n_files = inc->n_streams;
@@ -929,40 +554,3 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
     return 0;
 }
 
-const char *cp_rank_state_name(cp_rank_state s)
-{
-    static const char *const names[CP_RS_COUNT] = {
-        "ok", "root", "error", "cascade", "killed", "exited", "silent",
-    };
-    return s < CP_RS_COUNT ? names[s] : "unknown";
-}
-
-void cp_diagnosis_free(cp_diagnosis *d)
-{
-    if (!d)
-        return;
-    free(d->rule_id);
-    free(d->title);
-    free(d->means);
-    free(d->action);
-    free(d->signature);
-    free(d->first_time);
-    free(d->confidence_reason);
-    for (size_t i = 0; i < d->n_notes; i++)
-        free(d->notes[i]);
-    free(d->notes);
-    for (size_t i = 0; i < d->n_evidence; i++) {
-        free(d->evidence[i].path);
-        free(d->evidence[i].text);
-    }
-    free(d->evidence);
-    for (size_t i = 0; i < d->n_ranks; i++) {
-        free(d->ranks[i].first_error);
-        free(d->ranks[i].last_time);
-    }
-    free(d->ranks);
-    for (size_t i = 0; i < d->n_warnings; i++)
-        free(d->warnings[i]);
-    free(d->warnings);
-    memset(d, 0, sizeof *d);
-}

@@ -83,6 +83,7 @@ static void free_event(cp_event *e)
     for (size_t i = 0; i < e->n_frames; i++) {
         free(e->frames[i].file);
         free(e->frames[i].func);
+        free(e->frames[i].text);
     }
     free(e->frames);
     for (int i = 0; i < e->n_ev; i++)
@@ -97,6 +98,7 @@ static void block_reset(block *b)
     for (size_t i = 0; i < b->n_frames; i++) {
         free(b->frames[i].file);
         free(b->frames[i].func);
+        free(b->frames[i].text);
     }
     memset(b, 0, sizeof *b);
 }
@@ -207,11 +209,8 @@ static bool rule_applies(cp_incident *inc, const block *b, const candidate *c)
     if (!cp_matcher_has_if_frame(m, c->rule))
         return true;
     for (size_t i = 0; i < b->n_frames; i++) {
-        const char *f = b->frames[i].file ? b->frames[i].file : "";
-        const char *fn = b->frames[i].func ? b->frames[i].func : "";
-        char both[1024];
-        snprintf(both, sizeof both, "%s %s", f, fn);
-        if (cp_matcher_if_frame(m, c->rule, both, strlen(both)))
+        const char *t = b->frames[i].text;
+        if (t && cp_matcher_if_frame(m, c->rule, t, strlen(t)))
             return true;
     }
     return false;
@@ -319,7 +318,7 @@ static void add_candidate(block *b, const cp_catalog *cat, uint32_t rule, uint64
     b->cand[at].text = cp_strdup(text);
 }
 
-static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule)
+static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, const char *text)
 {
     const char *file = cp_captures_get(caps, "file");
     const char *func = cp_captures_get(caps, "func");
@@ -327,6 +326,7 @@ static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule)
         /* the innermost frames matter most: drop the outermost */
         free(b->frames[0].file);
         free(b->frames[0].func);
+        free(b->frames[0].text);
         memmove(&b->frames[0], &b->frames[1], (CP_FRAMES_MAX - 1) * sizeof b->frames[0]);
         b->n_frames--;
     }
@@ -334,6 +334,7 @@ static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule)
     f->file = file ? cp_strdup(file) : NULL;
     f->func = func ? cp_strdup(func) : NULL;
     f->phase_rule = phase_rule;
+    f->text = text ? cp_strdup(text) : NULL;
 }
 
 static void merge_caps(cp_captures *into, const cp_captures *from)
@@ -593,7 +594,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (li->is_traceback)
         b->has_traceback = true;
     if (li->is_frame)
-        add_frame(b, &li->caps, li->phase_rule);
+        add_frame(b, &li->caps, li->phase_rule, li->display);
     for (uint32_t i = 0; i < li->n_err; i++)
         add_candidate(b, inc->cat, li->err_rules[i], li->no, li->display);
     merge_caps(&b->caps, &li->caps);

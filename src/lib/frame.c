@@ -1203,10 +1203,18 @@ static int rank_before_bar(const char *s, size_t p, size_t b, int64_t *v)
     return read_num(s, e, d, 9, v) == e - d;
 }
 
-/* "rank=3" as a logging field (not "local_rank=3" or "world_rank=3"):
- * weaker than a bracketed tag, which wins when both are there. */
+/* "rank=3" as a field of the logging header (not "local_rank=3", and not
+ * inside a message's parentheses): weaker than a bracketed tag. Only the
+ * first HEADER_FIELD_SCAN bytes of the body count as header. */
+enum { HEADER_FIELD_SCAN = 48 };
+
 static void rank_assignment(const char *s, size_t p, size_t end, fstate *st)
 {
+    if (end > p + HEADER_FIELD_SCAN)
+        end = p + HEADER_FIELD_SCAN;
+    const char *paren = memchr(s + p, '(', end - p);
+    if (paren)
+        end = (size_t)(paren - s);
     for (size_t q = p; q + 6 <= end; q++) {
         const char *r = memchr(s + q, '=', end - q);
         if (!r)

@@ -213,6 +213,10 @@ static const frame_case cases[] = {
      "init_method=env://, world_size=16, rank=0, local_rank=0)",
      U, U, "", U, U, U, 'I', ABS(1730572769409),
      "Initializing process group (backend=nccl, init_method=env://, world_size=16, rank=0, local_rank=0)"},
+    /* real-07: a rank=N field in the logging header (tests/fixtures/real) */
+    {"node017: [2026-11-29 17:55:20,350] rank=3 INFO step 1 loss 1.4460",
+     3, U, "node017", U, U, U, 0, ABS(1795974920350),
+     "rank=3 INFO step 1 loss 1.4460"},
     {"[titan] 2024-11-02 18:39:29,409 - root - INFO - Starting job: Llama 3 8B training",
      U, U, "", U, U, U, 'I', ABS(1730572769409), "Starting job: Llama 3 8B training"},
     {"WARNING:__main__:", U, U, "", U, U, U, 'W', NONE_T, ""},

@@ -1,0 +1,88 @@
+/* facts.h - what the analysis modules ask of an incident's events, and
+ * the evidence they gather about which rank is to blame.
+ *
+ * analyze.c decides the verdict; suspects.c collects the independent
+ * pieces of evidence that name a rank (desync reports, watchdog sequence
+ * numbers, unfinished saves, silent ranks, stalled progress) and ties
+ * events to ranks through other events; timeline.c puts every time on one
+ * clock. Internal to the library.
+ */
+#ifndef CULPRIT_FACTS_H
+#define CULPRIT_FACTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diagnosis.h"
+#include "incident.h"
+#include "util/strutil.h"
+
+enum {
+    CP_SAVE_NEAR_LINES = 50,   /* a save line this close above a stall implicates the save */
+    CP_MAX_RANK_ROWS = 1 << 20 /* ranks a diagnosis lists */
+};
+
+static inline const cp_rule *rule_of(const cp_incident *inc, const cp_event *e)
+{
+    return e->rule == CP_RULE_STACK ? NULL : &inc->cat->rules[e->rule];
+}
+
+static inline cp_role role_of(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    return r ? r->role : CP_ROLE_NONE;
+}
+
+static inline int weight_of(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    return r ? r->weight : 0;
+}
+
+static inline int event_rank(const cp_incident *inc, const cp_event *e)
+{
+    if (e->origin.rank >= 0)
+        return e->origin.rank;
+    return e->writer >= 0 ? inc->writers[e->writer].rank : -1;
+}
+
+static inline int64_t cap_i64(const cp_captures *c, const char *name, int64_t dflt)
+{
+    int64_t v;
+    const char *s = cp_captures_get(c, name);
+    return s && cp_parse_i64(s, &v) ? v : dflt;
+}
+
+static inline bool timed(const cp_time *t)
+{
+    return t->kind == CP_TS_ABS;
+}
+
+/* timeline.c: glog/syslog times get the incident's year; boot-relative
+ * kernel times, which cannot be placed on the wall clock, drop out of
+ * ordering. */
+void cp_timeline_normalize(cp_incident *inc);
+
+/* suspects.c: each returns a rank, or -1 when the evidence is absent or
+ * not unique. */
+int cp_suspect_named(const cp_incident *inc);
+int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high);
+int cp_suspect_saving(const cp_incident *inc, bool *unattributed);
+int cp_suspect_silent(const cp_incident *inc, bool count_table);
+int cp_suspect_least_progress(const cp_incident *inc);
+bool cp_save_before_stall(const cp_incident *inc);
+int cp_ranks_extent(const cp_incident *inc);
+int cp_single_known_rank(const cp_incident *inc);
+/* A stack dump of the rank, or the only stack nobody could place. */
+const cp_event *cp_stack_of_rank(const cp_incident *inc, int rank);
+/* Give events without a rank the rank of the process they are about, or of
+ * the same error copied into the launcher's failure table. */
+void cp_ranks_from_subjects(cp_incident *inc);
+void cp_ranks_from_table_copies(cp_incident *inc);
+
+/* diagnosis.c */
+__attribute__((format(printf, 2, 3))) void cp_diag_note(cp_diagnosis *d, const char *fmt, ...);
+/* "2026-11-29 16:19:32.295", or NULL when not on the wall clock; caller frees. */
+char *cp_format_time(const cp_time *t);
+
+#endif

@@ -1,0 +1,271 @@
+/* suspects.c - evidence that names a rank. See facts.h. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts.h"
+
+/* The rank that reports name. Each report is one vote: in "Detected
+ * mismatch between collectives" every healthy rank names the deviant one,
+ * while the deviant names somebody else, so the majority is the culprit. */
+int cp_suspect_named(const cp_incident *inc)
+{
+    int best = -1, best_votes = 0, second = 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        int64_t r = cap_i64(&inc->events[i].caps, "culprit_rank", -1);
+        if (r < 0 || r >= INT_MAX || inc->events[i].in_table)
+            continue;
+        int votes = 0;
+        for (size_t j = 0; j < inc->n_events; j++)
+            if (!inc->events[j].in_table && cap_i64(&inc->events[j].caps, "culprit_rank", -1) == r)
+                votes++;
+        if (votes > best_votes) {
+            if ((int)r != best)
+                second = best_votes;
+            best = (int)r;
+            best_votes = votes;
+        } else if ((int)r != best && votes > second) {
+            second = votes;
+        }
+    }
+    return best_votes > second ? best : -1;
+}
+
+/* The rank whose last enqueued (or timed-out) collective is behind all
+ * others never reached the collective the others wait in. */
+int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
+{
+    int lag = -1;
+    bool unique = true;
+    *low = INT64_MAX;
+    *high = INT64_MIN;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int64_t v = cap_i64(&e->caps, "last_enqueued", -1);
+        if (v < 0)
+            v = cap_i64(&e->caps, "seq", -1);
+        int rank = event_rank(inc, e);
+        if (v < 0 || rank < 0)
+            continue;
+        if (v > *high)
+            *high = v;
+        if (v < *low) {
+            *low = v;
+            lag = rank;
+            unique = true;
+        } else if (v == *low && rank != lag) {
+            unique = false;
+        }
+    }
+    return lag >= 0 && unique && *low < *high ? lag : -1;
+}
+
+int cp_suspect_saving(const cp_incident *inc, bool *unattributed)
+{
+    int found = -1, n_end = 0, n_begin = 0;
+    *unattributed = false;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->phase != CP_PHASE_CHECKPOINT_SAVE)
+            continue;
+        if (w->phase_state == CP_STATE_END) {
+            n_end++;
+            continue;
+        }
+        n_begin++;
+        if (w->rank < 0)
+            *unattributed = true;
+        else
+            found = w->rank;
+    }
+    if (n_begin == 1 && found >= 0)
+        return found;
+    return -1;
+}
+
+/* A stall right after a checkpoint line in the same stream. */
+bool cp_save_before_stall(const cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (role_of(inc, e) != CP_ROLE_CASCADE)
+            continue;
+        for (size_t j = 0; j < inc->n_writers; j++) {
+            const cp_writer *w = &inc->writers[j];
+            if (w->phase == CP_PHASE_CHECKPOINT_SAVE && w->phase_stream == e->stream && w->phase_line < e->line &&
+                e->line - w->phase_line <= CP_SAVE_NEAR_LINES)
+                return true;
+        }
+    }
+    return false;
+}
+
+int cp_ranks_extent(const cp_incident *inc)
+{
+    int n = inc->world_size;
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].rank + 1 > n)
+            n = inc->writers[i].rank + 1;
+    return n > CP_MAX_RANK_ROWS ? CP_MAX_RANK_ROWS : n;
+}
+
+/* The only rank of a known world that printed no error while the others
+ * timed out is the one they were waiting for. */
+int cp_suspect_silent(const cp_incident *inc, bool count_table)
+{
+    if (inc->world_size < 2)
+        return -1;
+    int n = cp_ranks_extent(inc);
+    bool *spoke = calloc((size_t)n, sizeof *spoke);
+    if (!spoke)
+        return -1;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int r = event_rank(inc, e);
+        if (r >= 0 && r < n && e->rule != CP_RULE_STACK)
+            spoke[r] = true;
+    }
+    /* a rank in the launcher's failure table failed on its own account;
+     * the rank the others waited for is the one the launcher had to stop */
+    for (size_t i = 0; count_table && i < inc->n_table; i++)
+        if (inc->table[i].rank >= 0 && inc->table[i].rank < n && inc->table[i].signal != 15)
+            spoke[inc->table[i].rank] = true;
+    int silent = -1, count = 0;
+    for (int r = 0; r < n; r++)
+        if (!spoke[r]) {
+            silent = r;
+            count++;
+        }
+    free(spoke);
+    return count == 1 ? silent : -1;
+}
+
+const cp_event *cp_stack_of_rank(const cp_incident *inc, int rank)
+{
+    const cp_event *only = NULL;
+    int n_unknown = 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (e->rule != CP_RULE_STACK)
+            continue;
+        int r = event_rank(inc, e);
+        if (r == rank && rank >= 0)
+            return e;
+        if (r < 0) {
+            only = e;
+            n_unknown++;
+        }
+    }
+    /* one stack nobody could place, in a hang with one suspect: it is the
+     * suspect's (the launcher makes the stuck rank dump it on SIGTERM) */
+    return n_unknown == 1 ? only : NULL;
+}
+
+int cp_single_known_rank(const cp_incident *inc)
+{
+    int r = -1;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        int x = inc->writers[i].rank;
+        if (x < 0)
+            continue;
+        if (r >= 0 && r != x)
+            return -1;
+        r = x;
+    }
+    return r;
+}
+
+static const char *skip_space(const char *s)
+{
+    while (s && (*s == ' ' || *s == '\t'))
+        s++;
+    return s ? s : "";
+}
+
+/* The same error copied into torchrun's failure table (with @record)
+ * carries the rank its own traceback did not. */
+static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev)
+{
+    int found = -1;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int r = event_rank(inc, e);
+        if (e == ev || !e->in_table || e->rule != ev->rule || r < 0 ||
+            strcmp(skip_space(e->text), skip_space(ev->text)) != 0)
+            continue;
+        if (found >= 0 && found != r)
+            return -1;
+        found = r;
+    }
+    return found;
+}
+
+/* A line about another process (the kernel's "Killed process 28696", the
+ * launcher's "failed (exitcode: -9) local_rank: 0 (pid: 28696)") belongs
+ * to the rank of that process. */
+void cp_ranks_from_subjects(cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        cp_event *e = &inc->events[i];
+        if (event_rank(inc, e) >= 0 || e->rule == CP_RULE_STACK)
+            continue;
+        const char *host = e->origin.host;
+        int64_t pid = cap_i64(&e->caps, "pid", cap_i64(&e->caps, "next_pid", -1));
+        int64_t local = cap_i64(&e->caps, "local_rank", -1);
+        int r = pid > 0 && pid < INT_MAX ? cp_rank_of_pid(inc, host, (int)pid) : -1;
+        if (r < 0 && local >= 0 && local < INT_MAX)
+            r = cp_rank_of_local(inc, host, (int)local);
+        e->origin.rank = r;
+    }
+}
+
+void cp_ranks_from_table_copies(cp_incident *inc)
+{
+    if (!inc->n_table)
+        return;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        cp_event *e = &inc->events[i];
+        if (!e->in_table && event_rank(inc, e) < 0 && e->rule != CP_RULE_STACK)
+            e->origin.rank = rank_from_table_copy(inc, e);
+    }
+}
+
+/* The one rank whose last logged step is behind every other rank's (or
+ * which logged none while the others did); -1 when that is not unique. */
+int cp_suspect_least_progress(const cp_incident *inc)
+{
+    int n = inc->world_size;
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].rank + 1 > n)
+            n = inc->writers[i].rank + 1;
+    if (n < 2 || n > (1 << 20))
+        return -1;
+    int64_t *step = malloc((size_t)n * sizeof *step);
+    if (!step)
+        return -1;
+    for (int r = 0; r < n; r++)
+        step[r] = -1;
+    bool any = false;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->rank >= 0 && w->rank < n && w->last_step > step[w->rank]) {
+            step[w->rank] = w->last_step;
+            any = true;
+        }
+    }
+    int low = -1, count = 0;
+    int64_t low_step = INT64_MAX, high_step = -1;
+    for (int r = 0; r < n; r++) {
+        if (step[r] > high_step)
+            high_step = step[r];
+        if (step[r] < low_step) {
+            low_step = step[r];
+            low = r;
+            count = 1;
+        } else if (step[r] == low_step) {
+            count++;
+        }
+    }
+    free(step);
+    return any && count == 1 && low_step < high_step ? low : -1;
+}
