@@ -333,6 +333,26 @@ static int choose_hang_rank(cp_diagnosis *d, const hang_facts *h, int64_t low, i
     return -1;
 }
 
+/* Texts of a conclusion the engine reached (rules/90-conclusions.rules);
+ * kept as they are when the catalog lacks the rule. */
+static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
+{
+    int at = cp_catalog_find(inc->cat, id);
+    if (at < 0)
+        return;
+    const cp_rule *r = &inc->cat->rules[at];
+    free(d->rule_id);
+    free(d->title);
+    free(d->means);
+    free(d->action);
+    copy_rule_texts(d, r);
+    d->kind = r->kind;
+    if (r->owner != CP_OWNER_AUTO)
+        d->owner = r->owner;
+    if (r->phase != CP_PHASE_NONE)
+        d->phase = r->phase;
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -351,6 +371,14 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     d->first_time = cp_format_time(&first->origin.time);
     add_evidence(d, inc, first);
     if (!d->hang) {
+        int quiet = cp_suspect_silent(inc, false);
+        if (quiet >= 0) {
+            d->first_rank = quiet;
+            conclude(d, inc, "engine.silent_exit");
+            cp_diag_note(d, "Every error printed is a consequence of a peer going away; rank %d is the only rank "
+                            "that printed none, so it is the peer that left.", quiet);
+            return;
+        }
         d->first_rank = event_rank(inc, first);
         if (d->first_rank < 0)
             d->first_rank = cp_single_known_rank(inc);
@@ -360,9 +388,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     }
     d->first_rank = choose_hang_rank(d, &h, low, high, save_unattr);
     if ((h.saving >= 0 || h.save_near) && d->kind == CP_KIND_NCCL_TIMEOUT) {
-        d->kind = CP_KIND_CHECKPOINT_HANG;
-        d->phase = CP_PHASE_CHECKPOINT_SAVE;
+        conclude(d, inc, "engine.checkpoint_stall");
         cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
+    } else if (d->first_rank >= 0 && d->kind == CP_KIND_NCCL_TIMEOUT) {
+        conclude(d, inc, "engine.stalled_rank");
     }
     const cp_event *stack = cp_stack_of_rank(inc, d->first_rank);
     if (stack) {

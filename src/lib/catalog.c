@@ -152,13 +152,17 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
 
 static int check_rule(cp_catalog *c, const cp_rule *r)
 {
-    if (r->n_match == 0)
-        return fail(c, r->file, r->line, "rule '%s' has no match", r->id);
     if (r->role == CP_ROLE_NONE)
         return fail(c, r->file, r->line, "rule '%s' has no role", r->id);
-    if (r->n_tests == 0)
+    if (r->role == CP_ROLE_CONCLUSION) {
+        if (r->n_match)
+            return fail(c, r->file, r->line, "rule '%s' (role conclusion) takes no match", r->id);
+    } else if (r->n_match == 0) {
+        return fail(c, r->file, r->line, "rule '%s' has no match", r->id);
+    } else if (r->n_tests == 0) {
         return fail(c, r->file, r->line, "rule '%s' has no test line", r->id);
-    if (r->role == CP_ROLE_ROOT || r->role == CP_ROLE_CASCADE) {
+    }
+    if (r->role == CP_ROLE_ROOT || r->role == CP_ROLE_CASCADE || r->role == CP_ROLE_CONCLUSION) {
         if (r->kind == CP_KIND_NONE)
             return fail(c, r->file, r->line, "rule '%s' (role %s) needs a kind", r->id, cp_role_name(r->role));
         if (!r->title || !r->means || !r->action)
