@@ -62,6 +62,7 @@ typedef struct stream_scan {
     block open[MAX_OPEN];
     size_t first_untimed;     /* events of this stream before this index have times */
     cp_table_entry table;     /* entry being read */
+    int table_writer;         /* the writer printing the table (the launcher) */
     bool table_open;
     uint64_t table_until;
     bool root_cause_section;
@@ -358,6 +359,7 @@ typedef struct line_info {
     uint32_t n_err;
     uint32_t phase_rule;    /* heaviest phase rule */
     bool is_frame, is_traceback, is_progress, is_identity, is_context;
+    bool has_own_time;      /* the line carries a timestamp itself */
     bool starts_stack;      /* a traceback rule with state = begin */
     char *display;
 } line_info;
@@ -517,7 +519,7 @@ static void table_line(cp_incident *inc, stream_scan *st, const line_info *li)
     st->table_until = li->no + TABLE_SPAN;
 }
 
-static void identity_line(cp_incident *inc, stream_scan *st, line_info *li)
+static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int writer)
 {
     const cp_captures *c = &li->caps;
     static const char root_cause[] = "Root Cause (first observed failure)";
@@ -541,8 +543,10 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li)
         cp_ident_add(inc, &id);
     }
     if (cp_captures_get(c, "table_rank") || cp_captures_get(c, "table_host") ||
-        cp_captures_get(c, "table_time") || (st->table_open && li->no <= st->table_until))
+        cp_captures_get(c, "table_time") || (st->table_open && li->no <= st->table_until && writer == st->table_writer)) {
         table_line(inc, st, li);
+        st->table_writer = writer;
+    }
 }
 
 static void writer_progress(cp_incident *inc, cp_writer *w, const line_info *li)
@@ -577,12 +581,20 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
         finalize(inc, st, b);
         b = block_for(inc, st, writer, li->no);
     }
+    /* A line with a logging header of its own is a new record, not part
+     * of the error above it, unless it is a frame or traceback line (some
+     * loggers stamp every line of a traceback). */
+    bool own_header = li->origin.level != 0 || li->has_own_time;
+    if (own_header && !li->is_frame && !li->is_traceback && b->n_cand > 0 && b->first_line != li->no) {
+        finalize(inc, st, b);
+        b = block_for(inc, st, writer, li->no);
+    }
     b->chained = li->is_traceback && !li->starts_stack;
     if (b->first_line == li->no) {
         b->origin = li->origin;
         b->time_before = st->last_time;
         b->first_text = cp_strdup(li->display);
-        b->in_table = li->no <= st->table_until && st->table_open;
+        b->in_table = li->no <= st->table_until && st->table_open && writer == st->table_writer;
         if (b->in_table && st->table.rank >= 0 && b->origin.rank < 0)
             b->origin.rank = st->table.rank;
     }
@@ -611,6 +623,7 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     classify(inc, h, &li);
     attribute(st, &li);
     li.display = cp_display_line(li.text, li.len, TEXT_MAX);
+    li.has_own_time = li.origin.time.kind != CP_TS_NONE;
     note_time(inc, st, &li.origin.time);
     finalize_stale(inc, st, line_no);
     if (li.origin.time.kind == CP_TS_NONE)
@@ -631,7 +644,7 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
             writer_phase(inc, st, w, &li);
     }
     if (li.is_identity)
-        identity_line(inc, st, &li);
+        identity_line(inc, st, &li, wi);
     if (wi >= 0 && (li.is_frame || li.is_traceback || li.n_err > 0))
         block_line(inc, st, wi, &li);
 

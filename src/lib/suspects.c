@@ -1,5 +1,6 @@
 /* suspects.c - evidence that names a rank. See facts.h. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,44 +61,93 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
     return lag >= 0 && unique && *low < *high ? lag : -1;
 }
 
+static bool phase_later(const cp_writer *a, const cp_writer *b)
+{
+    if (timed(&a->phase_time) && timed(&b->phase_time) && a->phase_time.ms != b->phase_time.ms)
+        return a->phase_time.ms > b->phase_time.ms;
+    return a->phase_stream == b->phase_stream ? a->phase_line > b->phase_line : a->phase_stream > b->phase_stream;
+}
+
+/* One rank may be filed under several writers (lines with and without a
+ * rank tag); only its latest phase line tells where it is. Returns, per
+ * rank, the writer holding that line (-1 none); caller frees. */
+static int *latest_phase_writers(const cp_incident *inc, int *n_out)
+{
+    int n = cp_ranks_extent(inc);
+    *n_out = n;
+    int *latest = malloc((size_t)(n > 0 ? n : 1) * sizeof *latest);
+    if (!latest)
+        return NULL;
+    for (int r = 0; r < n; r++)
+        latest[r] = -1;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->rank < 0 || w->rank >= n || w->phase == CP_PHASE_NONE)
+            continue;
+        if (latest[w->rank] < 0 || phase_later(w, &inc->writers[latest[w->rank]]))
+            latest[w->rank] = (int)i;
+    }
+    return latest;
+}
+
+static bool is_current_phase(const cp_incident *inc, const int *latest, int n, size_t wi)
+{
+    int r = inc->writers[wi].rank;
+    return r < 0 || r >= n || !latest || latest[r] == (int)wi;
+}
+
 int cp_suspect_saving(const cp_incident *inc, bool *unattributed)
 {
-    int found = -1, n_end = 0, n_begin = 0;
+    int found = -1, n_begin = 0, n;
+    int *latest = latest_phase_writers(inc, &n);
     *unattributed = false;
     for (size_t i = 0; i < inc->n_writers; i++) {
         const cp_writer *w = &inc->writers[i];
-        if (w->phase != CP_PHASE_CHECKPOINT_SAVE)
+        if (w->phase != CP_PHASE_CHECKPOINT_SAVE || w->phase_state == CP_STATE_END ||
+            !is_current_phase(inc, latest, n, i))
             continue;
-        if (w->phase_state == CP_STATE_END) {
-            n_end++;
-            continue;
-        }
         n_begin++;
         if (w->rank < 0)
             *unattributed = true;
         else
             found = w->rank;
     }
-    if (n_begin == 1 && found >= 0)
-        return found;
-    return -1;
+    free(latest);
+    return n_begin == 1 && found >= 0 ? found : -1;
 }
 
-/* A stall right after a checkpoint line in the same stream. */
-bool cp_save_before_stall(const cp_incident *inc)
+/* The first cascade of each stream: where the stall surfaced in it. */
+static uint64_t first_cascade_line(const cp_incident *inc, int stream)
 {
+    uint64_t first = UINT64_MAX;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        if (role_of(inc, e) != CP_ROLE_CASCADE)
-            continue;
-        for (size_t j = 0; j < inc->n_writers; j++) {
-            const cp_writer *w = &inc->writers[j];
-            if (w->phase == CP_PHASE_CHECKPOINT_SAVE && w->phase_stream == e->stream && w->phase_line < e->line &&
-                e->line - w->phase_line <= CP_SAVE_NEAR_LINES)
-                return true;
-        }
+        if (e->stream == stream && role_of(inc, e) == CP_ROLE_CASCADE && e->line < first)
+            first = e->line;
     }
-    return false;
+    return first;
+}
+
+/* A save that began and had not ended right where the stall surfaced. A
+ * save line that says the save ended counts only without timestamps: with
+ * them, ranks that finished a save and then blocked in the next collective
+ * (waiting for a straggler stuck elsewhere) are not stuck in the save. */
+bool cp_save_before_stall(const cp_incident *inc)
+{
+    int n;
+    int *latest = latest_phase_writers(inc, &n);
+    bool near = false;
+    for (size_t j = 0; j < inc->n_writers && !near; j++) {
+        const cp_writer *w = &inc->writers[j];
+        if (w->phase != CP_PHASE_CHECKPOINT_SAVE || !is_current_phase(inc, latest, n, j))
+            continue;
+        if (w->phase_state == CP_STATE_END && timed(&w->phase_time))
+            continue;
+        uint64_t c = first_cascade_line(inc, w->phase_stream);
+        near = c != UINT64_MAX && w->phase_line < c && c - w->phase_line <= CP_SAVE_NEAR_LINES;
+    }
+    free(latest);
+    return near;
 }
 
 int cp_ranks_extent(const cp_incident *inc)
@@ -203,6 +253,55 @@ static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev)
 /* A line about another process (the kernel's "Killed process 28696", the
  * launcher's "failed (exitcode: -9) local_rank: 0 (pid: 28696)") belongs
  * to the rank of that process. */
+/* PCI bus ids come as "0000:9a:00", "00000000:9A:00.0" (kernel) or NCCL's
+ * "9a000" (the hex digits of domain, bus, device and function run
+ * together): both become "9a:00". Returns false for anything else. */
+static bool busid_norm(const char *s, char out[8])
+{
+    unsigned parts[4] = {0};
+    int n = 0;
+    bool colon = strchr(s, ':') != NULL;
+    if (colon) {
+        const char *p = s;
+        while (*p && n < 4) {
+            char *end;
+            unsigned long v = strtoul(p, &end, 16);
+            if (end == p)
+                return false;
+            parts[n++] = (unsigned)v;
+            p = *end == ':' || *end == '.' ? end + 1 : end;
+            if (*end == '.')
+                break;
+        }
+        if (n < 2)
+            return false;
+        unsigned bus = n >= 3 ? parts[1] : parts[0], dev = n >= 3 ? parts[2] : parts[1];
+        snprintf(out, 8, "%02x:%02x", bus & 0xff, dev & 0xff);
+        return true;
+    }
+    char *end;
+    unsigned long long v = strtoull(s, &end, 16);
+    if (end == s || *end)
+        return false;
+    snprintf(out, 8, "%02x:%02x", (unsigned)((v >> 12) & 0xff), (unsigned)((v >> 4) & 0xff));
+    return true;
+}
+
+static int rank_of_busid(const cp_incident *inc, const char *host, const char *busid)
+{
+    char want[8], have[8];
+    if (!busid_norm(busid, want))
+        return -1;
+    for (size_t i = 0; i < inc->n_idents; i++) {
+        const cp_ident *x = &inc->idents[i];
+        if (x->nranks != inc->world_size || !x->busid[0] || (host[0] && x->host[0] && strcmp(host, x->host) != 0))
+            continue;
+        if (busid_norm(x->busid, have) && strcmp(want, have) == 0)
+            return x->rank;
+    }
+    return -1;
+}
+
 void cp_ranks_from_subjects(cp_incident *inc)
 {
     for (size_t i = 0; i < inc->n_events; i++) {
@@ -215,6 +314,9 @@ void cp_ranks_from_subjects(cp_incident *inc)
         int r = pid > 0 && pid < INT_MAX ? cp_rank_of_pid(inc, host, (int)pid) : -1;
         if (r < 0 && local >= 0 && local < INT_MAX)
             r = cp_rank_of_local(inc, host, (int)local);
+        const char *busid = cp_captures_get(&e->caps, "busid");
+        if (r < 0 && busid)
+            r = rank_of_busid(inc, host, busid);
         e->origin.rank = r;
     }
 }
