@@ -213,9 +213,12 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     const cp_rule *r = rule_of(inc, root);
     d->failed = true;
     d->first_rank = event_rank(inc, root);
-    if (d->first_rank >= 0 && root->writer >= 0 && inc->writers[root->writer].rank < 0 && !root->in_table)
+    if (root->rank_via == CP_VIA_TABLE_COPY)
         cp_diag_note(d, "The traceback carries no rank; the same error in torchrun's failure table is rank %d's.",
-             d->first_rank);
+                     d->first_rank);
+    else if (root->rank_via == CP_VIA_SUBJECT)
+        cp_diag_note(d, "The line names a process (pid, local rank or GPU) that the launcher's and NCCL's own "
+                        "lines tie to rank %d.", d->first_rank);
     if (d->first_rank < 0 && (d->first_rank = cp_suspect_least_progress(inc)) >= 0) {
         cp_diag_note(d, "The error carries no rank; rank %d is the only rank whose training progress stopped earlier "
                 "than the others', so it is taken as the one that raised it.", d->first_rank);
@@ -411,6 +414,49 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     }
 }
 
+/* Beside the root: the first rank's own error when the root is another
+ * line about it (an Xid, an OOM kill), and the first consequence seen on
+ * another rank, so a reader sees both ends of the incident. */
+static const cp_event *first_of(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
+                                int rank)
+{
+    const cp_event *best = NULL;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (e->in_table || !want(inc, e, rank))
+            continue;
+        if (!best || (timed(&e->origin.time) && (!timed(&best->origin.time) || e->origin.time.ms < best->origin.time.ms)))
+            best = e;
+    }
+    return best;
+}
+
+static bool own_error(const cp_incident *inc, const cp_event *e, int rank)
+{
+    return rank >= 0 && event_rank(inc, e) == rank && e->rank_via == CP_VIA_LINE && role_of(inc, e) == CP_ROLE_ROOT;
+}
+
+static bool consequence_elsewhere(const cp_incident *inc, const cp_event *e, int rank)
+{
+    const cp_rule *r = rule_of(inc, e);
+    return r && r->role == CP_ROLE_CASCADE && r->kind != CP_KIND_UNKNOWN && event_rank(inc, e) != rank;
+}
+
+static void add_corroboration(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
+{
+    const cp_event *own = first_of(inc, own_error, d->first_rank);
+    if (own && own != root) {
+        add_evidence(d, inc, own);
+        /* an Xid or a kill says nothing of the phase; the rank's own
+         * traceback does */
+        if (d->phase == CP_PHASE_UNKNOWN)
+            d->phase = phase_of_event(inc, own);
+    }
+    const cp_event *other = first_of(inc, consequence_elsewhere, d->first_rank);
+    if (other)
+        add_evidence(d, inc, other);
+}
+
 /* ---- per-rank states -------------------------------------------------------- */
 
 static cp_rank_state state_of_event(const cp_incident *inc, const cp_event *e)
@@ -469,10 +515,12 @@ static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
         if (t->rank < 0 || t->rank >= n)
             continue;
         cp_rank_row *row = &d->ranks[t->rank];
-        if (t->signal > 0 || t->exitcode < 0)
+        /* SIGKILL is done to a rank; SIGABRT or SIGTERM after an error of its
+         * own is how the rank ended, not why */
+        if (t->signal == 9 || t->exitcode == -9)
             row->state = row->state == CP_RS_ERROR ? CP_RS_ERROR : CP_RS_KILLED;
-        else if (t->exitcode > 0 && row->state == CP_RS_OK)
-            row->state = CP_RS_EXITED;
+        else if ((t->exitcode != 0 || t->signal > 0) && row->state == CP_RS_OK)
+            row->state = t->signal > 0 || t->exitcode < 0 ? CP_RS_KILLED : CP_RS_EXITED;
     }
     if (d->first_rank >= 0 && d->first_rank < n)
         d->ranks[d->first_rank].state = CP_RS_ROOT;
@@ -569,8 +617,7 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
         int hw = hardware_behind(inc, root);
         if (hw >= 0)
             apply_hardware(d, inc, root, &inc->events[hw]);
-        if (cascade && event_rank(inc, cascade) != d->first_rank)
-            add_evidence(d, inc, cascade);
+        add_corroboration(d, inc, root);
     } else if (cascade) {
         verdict_from_cascades(d, inc, cascade);
     }

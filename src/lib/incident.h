@@ -26,6 +26,13 @@ enum {
     CP_PER_WRITER_EVENTS = 8
 };
 
+/* How an event's rank was learnt when its own line did not carry it. */
+typedef enum cp_rank_via {
+    CP_VIA_LINE = 0,       /* its prefixes, or the line it continues */
+    CP_VIA_SUBJECT,        /* the process the line is about (pid, local rank, GPU) */
+    CP_VIA_TABLE_COPY      /* the same error in the launcher's failure table */
+} cp_rank_via;
+
 /* cp_event.rule of a stack dump that carries no error line. */
 #define CP_RULE_STACK UINT32_MAX
 
@@ -55,6 +62,7 @@ typedef struct cp_event {
     cp_evline ev[CP_EVIDENCE_MAX];
     int n_ev;
     bool in_table;         /* a copy inside a launcher's failure table */
+    cp_rank_via rank_via;  /* how the rank was learnt, when not from the line */
     bool time_estimated;   /* time taken from a neighbouring line */
     bool has_traceback;
     uint32_t repeats;      /* further identical events merged into this one */

@@ -318,6 +318,8 @@ void cp_ranks_from_subjects(cp_incident *inc)
         if (r < 0 && busid)
             r = rank_of_busid(inc, host, busid);
         e->origin.rank = r;
+        if (r >= 0)
+            e->rank_via = CP_VIA_SUBJECT;
     }
 }
 
@@ -327,8 +329,9 @@ void cp_ranks_from_table_copies(cp_incident *inc)
         return;
     for (size_t i = 0; i < inc->n_events; i++) {
         cp_event *e = &inc->events[i];
-        if (!e->in_table && event_rank(inc, e) < 0 && e->rule != CP_RULE_STACK)
-            e->origin.rank = rank_from_table_copy(inc, e);
+        if (!e->in_table && event_rank(inc, e) < 0 && e->rule != CP_RULE_STACK &&
+            (e->origin.rank = rank_from_table_copy(inc, e)) >= 0)
+            e->rank_via = CP_VIA_TABLE_COPY;
     }
 }
 
