@@ -519,7 +519,7 @@ static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
          * own is how the rank ended, not why */
         if (t->signal == 9 || t->exitcode == -9)
             row->state = row->state == CP_RS_ERROR ? CP_RS_ERROR : CP_RS_KILLED;
-        else if ((t->exitcode != 0 || t->signal > 0) && row->state == CP_RS_OK)
+        else if ((t->exitcode != 0 || t->signal > 0) && (row->state == CP_RS_OK || row->state == CP_RS_SILENT))
             row->state = t->signal > 0 || t->exitcode < 0 ? CP_RS_KILLED : CP_RS_EXITED;
     }
     if (d->first_rank >= 0 && d->first_rank < n)

@@ -252,7 +252,8 @@ static int hits_of(culprit_ctx *ctx, const char *line, size_t len, cp_line_hits 
 static void explain_rule(culprit_ctx *ctx, uint32_t ri, const char *line, size_t len, FILE *out)
 {
     const cp_rule *r = &ctx->catalog.rules[ri];
-    fprintf(out, "%s (%s:%d)\n  role %s", r->id, r->file, r->line, cp_role_name(r->role));
+    const char *base = strrchr(r->file, '/');
+    fprintf(out, "%s (%s:%d)\n  role %s", r->id, base ? base + 1 : r->file, r->line, cp_role_name(r->role));
     if (r->kind != CP_KIND_NONE)
         fprintf(out, ", kind %s", cp_kind_name(r->kind));
     fprintf(out, ", owner %s, phase %s, weight %d\n", cp_owner_name(r->owner), cp_phase_name(r->phase), r->weight);
@@ -263,11 +264,31 @@ static void explain_rule(culprit_ctx *ctx, uint32_t ri, const char *line, size_t
     if (r->action)
         fprintf(out, "  action: %s\n", r->action);
     if (r->n_if_frame)
-        fprintf(out, "  applies only when a traceback frame matches: %s\n", r->if_frame[0]);
+        fprintf(out, "  applies only inside a traceback with a frame matching: %s\n", r->if_frame[0]);
     cp_captures caps = {0};
     cp_matcher_captures(ctx->matcher, ri, line, len, &caps);
     for (int i = 0; i < caps.n; i++)
         fprintf(out, "  captured %s = %s\n", caps.v[i].name, caps.v[i].value);
+}
+
+/* Rules that apply to the line as it stands come first, heaviest first;
+ * rules that also need a traceback frame follow. */
+static int explain_order(const cp_catalog *cat, uint32_t a, uint32_t b)
+{
+    const cp_rule *x = &cat->rules[a], *y = &cat->rules[b];
+    if ((x->n_if_frame > 0) != (y->n_if_frame > 0))
+        return x->n_if_frame > 0 ? 1 : -1;
+    return y->weight - x->weight;
+}
+
+static void sort_hits(const cp_catalog *cat, cp_line_hits *h)
+{
+    for (uint32_t i = 1; i < h->n_rules; i++)
+        for (uint32_t j = i; j > 0 && explain_order(cat, h->rules[j - 1], h->rules[j]) > 0; j--) {
+            uint32_t t = h->rules[j];
+            h->rules[j] = h->rules[j - 1];
+            h->rules[j - 1] = t;
+        }
 }
 
 int culprit_explain(culprit_ctx *ctx, const char *text, FILE *out)
@@ -282,6 +303,7 @@ int culprit_explain(culprit_ctx *ctx, const char *text, FILE *out)
         cp_line_hits h;
         if (hits_of(ctx, p, len, &h) != 0)
             return set_error(ctx, CULPRIT_ERR_INTERNAL, "scanning failed");
+        sort_hits(&ctx->catalog, &h);
         for (uint32_t i = 0; i < h.n_rules; i++, total++) {
             fputs(total ? "\n" : "", out);
             explain_rule(ctx, h.rules[i], p, len, out);

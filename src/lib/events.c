@@ -217,6 +217,23 @@ static bool rule_applies(cp_incident *inc, const block *b, const candidate *c)
     return false;
 }
 
+/* Where it happened: a stack dump lists the innermost frame first (its
+ * first frames matter); a traceback lists it last. Python frames only. */
+enum { FRAME_EVIDENCE = 3 };
+
+static void add_frame_evidence(cp_event *e, int stream, bool innermost_first)
+{
+    int added = 0;
+    for (size_t k = 0; k < e->n_frames && added < FRAME_EVIDENCE; k++) {
+        size_t i = innermost_first ? k : e->n_frames - 1 - k;
+        const cp_stackframe *f = &e->frames[i];
+        if (!f->text || !f->file)
+            continue;
+        add_evidence(e, stream, f->line, f->text);
+        added++;
+    }
+}
+
 static int best_candidate(cp_incident *inc, const block *b)
 {
     int best = -1;
@@ -260,6 +277,8 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
         for (int i = 0; i < b->n_cand; i++)
             if (inc->cat->rules[b->cand[i].rule].weight >= 10)
                 add_evidence(e, st->index, b->cand[i].line, b->cand[i].text);
+        if (stack_only || inc->cat->rules[e->rule].role == CP_ROLE_ROOT)
+            add_frame_evidence(e, st->index, stack_only);
         /* No time of its own: the last time before it, else the first
          * after it (note_time fills that in later). */
         if (e->origin.time.kind == CP_TS_NONE)
@@ -319,7 +338,7 @@ static void add_candidate(block *b, const cp_catalog *cat, uint32_t rule, uint64
     b->cand[at].text = cp_strdup(text);
 }
 
-static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, const char *text)
+static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, const char *text, uint64_t line)
 {
     const char *file = cp_captures_get(caps, "file");
     const char *func = cp_captures_get(caps, "func");
@@ -336,6 +355,7 @@ static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, co
     f->func = func ? cp_strdup(func) : NULL;
     f->phase_rule = phase_rule;
     f->text = text ? cp_strdup(text) : NULL;
+    f->line = line;
 }
 
 static void merge_caps(cp_captures *into, const cp_captures *from)
@@ -606,7 +626,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (li->is_traceback)
         b->has_traceback = true;
     if (li->is_frame)
-        add_frame(b, &li->caps, li->phase_rule, li->display);
+        add_frame(b, &li->caps, li->phase_rule, li->display, li->no);
     for (uint32_t i = 0; i < li->n_err; i++)
         add_candidate(b, inc->cat, li->err_rules[i], li->no, li->display);
     merge_caps(&b->caps, &li->caps);

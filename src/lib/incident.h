@@ -46,6 +46,7 @@ typedef struct cp_stackframe {
     char *file;
     char *func;
     char *text;            /* the frame line as printed (if_frame matches it) */
+    uint64_t line;
     uint32_t phase_rule;   /* best phase hint rule hitting this frame, or UINT32_MAX */
 } cp_stackframe;
 

@@ -53,7 +53,7 @@ static void evidence(const cp_diagnosis *d, FILE *out, int max)
     if (!d->n_evidence)
         return;
     int f = fence_len(d);
-    fprintf(out, "\n**Evidence**\n\n%.*s text\n", f, "``````````````````````````````");
+    fprintf(out, "\n**Evidence**\n\n%.*stext\n", f, "``````````````````````````````");
     for (size_t i = 0; i < d->n_evidence && (int)i < max; i++) {
         const cp_evidence *e = &d->evidence[i];
         fprintf(out, "%s:%llu: %s\n", e->path, (unsigned long long)e->line, e->text);

@@ -609,7 +609,7 @@ static void check_fence(const char *out, const cp_diagnosis *d, size_t want_len)
     open++;
     size_t f = ticks(open);
     assert_int_equal(f, want_len);
-    assert_memory_equal(open + f, " text\n", 6);
+    assert_memory_equal(open + f, "text\n", 5);
 
     const char *close = NULL;
     for (const char *p = strchr(open, '\n') + 1; *p; p = strchr(p, '\n') + 1) {
