@@ -238,7 +238,7 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     d->phase = phase_of_event(inc, root);
     d->hang = r->kind == CP_KIND_CHECKPOINT_HANG || r->kind == CP_KIND_PIPELINE_HANG;
     d->signature = cp_strdup(root->text ? root->text : "");
-    d->first_time = cp_format_time(&root->origin.time);
+    d->first_time = cp_format_time(inc, &root->origin.time);
     copy_rule_texts(d, r);
     add_evidence(d, inc, root);
     d->confidence = r->weight >= 40 ? 85 : 65;
@@ -280,7 +280,8 @@ static const cp_event *first_cascade(const cp_incident *inc)
     const cp_event *best = NULL;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        if (role_of(inc, e) != CP_ROLE_CASCADE || e->in_table)
+        cp_role role = role_of(inc, e);
+        if ((role != CP_ROLE_CASCADE && role != CP_ROLE_CULPRIT) || e->in_table)
             continue;
         if (!best || (timed(&e->origin.time) && (!timed(&best->origin.time) || e->origin.time.ms < best->origin.time.ms)))
             best = e;
@@ -371,7 +372,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     d->confidence = 50;
     copy_rule_texts(d, r);
     d->signature = cp_strdup(first->text ? first->text : "");
-    d->first_time = cp_format_time(&first->origin.time);
+    d->first_time = cp_format_time(inc, &first->origin.time);
     add_evidence(d, inc, first);
     if (!d->hang) {
         int quiet = cp_suspect_silent(inc, false);
@@ -390,12 +391,14 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         return;
     }
     d->first_rank = choose_hang_rank(d, &h, low, high, save_unattr);
-    if ((h.saving >= 0 || h.save_near) && d->kind == CP_KIND_NCCL_TIMEOUT) {
+    if ((h.saving >= 0 || h.save_near) && (d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE)) {
         conclude(d, inc, "engine.checkpoint_stall");
         cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
-    } else if (d->first_rank >= 0 && d->kind == CP_KIND_NCCL_TIMEOUT) {
+    } else if (d->first_rank >= 0 && (d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE)) {
         conclude(d, inc, "engine.stalled_rank");
     }
+    if (d->kind == CP_KIND_NONE) /* a report naming a rank, without its own kind */
+        d->kind = CP_KIND_NCCL_TIMEOUT;
     const cp_event *stack = cp_stack_of_rank(inc, d->first_rank);
     if (stack) {
         cp_phase p = phase_from_frames(inc, stack);
@@ -463,7 +466,8 @@ static cp_rank_state state_of_event(const cp_incident *inc, const cp_event *e)
 {
     switch (role_of(inc, e)) {
     case CP_ROLE_ROOT: return CP_RS_ERROR;
-    case CP_ROLE_CASCADE: return CP_RS_CASCADE;
+    case CP_ROLE_CASCADE:
+    case CP_ROLE_CULPRIT: return CP_RS_CASCADE; /* the reporter waited for someone else */
     default: return CP_RS_OK;
     }
 }
@@ -471,6 +475,8 @@ static cp_rank_state state_of_event(const cp_incident *inc, const cp_event *e)
 static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
 {
     int n = cp_ranks_extent(inc);
+    if (d->first_rank >= n && d->first_rank < CP_MAX_RANK_ROWS)
+        n = d->first_rank + 1; /* named by others, never heard from */
     if (n <= 0)
         return;
     d->ranks = calloc((size_t)n, sizeof *d->ranks);
@@ -493,7 +499,7 @@ static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
             row->last_step = w->last_step;
         if (timed(&w->last_time)) {
             free(row->last_time);
-            row->last_time = cp_format_time(&w->last_time);
+            row->last_time = cp_format_time(inc, &w->last_time);
         }
     }
     for (size_t i = 0; i < inc->n_events; i++) {

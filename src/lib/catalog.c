@@ -343,7 +343,8 @@ int cp_catalog_load_dir(cp_catalog *c, const char *dir)
         }
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 1)
+        qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; i < n && rc == 0; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);

@@ -332,6 +332,9 @@ int culprit_rules_check(culprit_ctx *ctx, FILE *out)
     int rc = culprit_ctx_compile(ctx);
     if (rc != CULPRIT_OK)
         return rc;
+    char err[512];
+    if (cp_matcher_check_all(ctx->matcher, err, sizeof err) != 0)
+        return set_error(ctx, CULPRIT_ERR_RULES, "%s", err);
     int failures = 0;
     for (size_t i = 0; i < ctx->catalog.n_rules; i++) {
         const cp_rule *r = &ctx->catalog.rules[i];

@@ -22,13 +22,14 @@ void cp_diag_note(cp_diagnosis *d, const char *fmt, ...)
         d->n_notes++;
 }
 
-char *cp_format_time(const cp_time *t)
+char *cp_format_time(const cp_incident *inc, const cp_time *t)
 {
     if (!timed(t))
         return NULL;
     char buf[40];
     cp_format_ms(t->ms, buf, sizeof buf);
-    return cp_strdup(buf);
+    /* "1970-11-22 ..." would be a lie: drop the guessed year */
+    return cp_strdup(inc->year_known ? buf : buf + 5);
 }
 
 const char *cp_rank_state_name(cp_rank_state s)

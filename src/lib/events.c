@@ -47,6 +47,7 @@ typedef struct block {
     size_t n_frames;
     bool in_table, has_traceback;
     bool chained;          /* the last traceback line links two exceptions */
+    bool time_own;         /* a line of the block carried a time itself */
     cp_time time_before;   /* the stream's last time when the block began */
     cp_time time_after;    /* the first time the stream showed after it began */
 } block;
@@ -267,7 +268,7 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
         e->caps = b->caps;
         e->in_table = b->in_table;
         e->has_traceback = b->has_traceback;
-        e->time_estimated = b->origin.time.kind == CP_TS_NONE;
+        e->time_estimated = !b->time_own;
         if (b->n_frames && (e->frames = calloc(b->n_frames, sizeof *e->frames))) {
             memcpy(e->frames, b->frames, b->n_frames * sizeof *e->frames);
             e->n_frames = b->n_frames;
@@ -618,8 +619,12 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
         if (b->in_table && st->table.rank >= 0 && b->origin.rank < 0)
             b->origin.rank = st->table.rank;
     }
-    if (b->origin.time.kind == CP_TS_NONE && li->origin.time.kind != CP_TS_NONE)
+    if (li->has_own_time && !b->time_own) {
         b->origin.time = li->origin.time;
+        b->time_own = true;
+    } else if (b->origin.time.kind == CP_TS_NONE && li->origin.time.kind != CP_TS_NONE) {
+        b->origin.time = li->origin.time;
+    }
     b->last_line = li->no;
     if (b->in_table)
         st->table_until = li->no + TABLE_SPAN;

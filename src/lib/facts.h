@@ -82,7 +82,8 @@ void cp_ranks_from_table_copies(cp_incident *inc);
 
 /* diagnosis.c */
 __attribute__((format(printf, 2, 3))) void cp_diag_note(cp_diagnosis *d, const char *fmt, ...);
-/* "2026-11-29 16:19:32.295", or NULL when not on the wall clock; caller frees. */
-char *cp_format_time(const cp_time *t);
+/* "2026-11-29 16:19:32.295" ("11-29 16:19:32.295" when no line gave the
+ * year), or NULL when not on the wall clock; caller frees. */
+char *cp_format_time(const cp_incident *inc, const cp_time *t);
 
 #endif

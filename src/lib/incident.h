@@ -122,6 +122,7 @@ typedef struct cp_incident {
     cp_ident *idents;
     size_t n_idents, cap_idents;
     int world_size;        /* largest world size any line stated, 0 unknown */
+    bool year_known;       /* some line carried a full date (set by the timeline) */
     char **warnings;
     size_t n_warnings;
     uint64_t bytes, lines, hit_lines;

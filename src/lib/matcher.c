@@ -1,6 +1,8 @@
 #include "matcher.h"
 
 #include <hs.h>
+
+#include "dbcache.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdio.h>
@@ -20,6 +22,8 @@ struct cp_matcher {
     hs_scratch_t *scratch;
     uint32_t *pattern_rule;    /* pattern id -> rule index */
     pcre2_code **pattern_re;   /* pattern id -> PCRE2 code when it has named groups */
+    bool *pattern_tried;       /* pattern id -> compilation attempted */
+    size_t *rule_first;        /* rule -> its first pattern id */
     size_t n_patterns;
     pcre2_code ***frame_re;    /* rule -> if_frame expressions */
     pcre2_match_data *md;
@@ -47,7 +51,11 @@ static pcre2_code *compile_pcre(const char *re, bool nocase, char *error, size_t
                      r->file, r->line, r->id, (size_t)off, (char *)msg);
         return NULL;
     }
-    pcre2_jit_compile(p, PCRE2_JIT_COMPLETE);
+    /* Valgrind cannot follow JIT-compiled code (false reports), so the
+     * memcheck jobs run with CULPRIT_PCRE2_NO_JIT=1. */
+    const char *no_jit = getenv("CULPRIT_PCRE2_NO_JIT");
+    if (!no_jit || !*no_jit || *no_jit == '0')
+        pcre2_jit_compile(p, PCRE2_JIT_COMPLETE);
     return p;
 }
 
@@ -59,16 +67,14 @@ static int count_patterns(const cp_catalog *cat)
     return (int)n;
 }
 
+/* The expressions with captures are compiled by PCRE2 only when a line
+ * first needs them (most never hit in a given run); if_frame expressions
+ * exist only for PCRE2, so they are compiled now, which also checks them. */
 static int compile_pcre_parts(cp_matcher *m, char *error, size_t error_len)
 {
     const cp_catalog *cat = m->cat;
-    size_t pid = 0;
     for (size_t i = 0; i < cat->n_rules; i++) {
         const cp_rule *r = &cat->rules[i];
-        for (size_t j = 0; j < r->n_match; j++, pid++)
-            if (has_named_group(r->match[j]) &&
-                !(m->pattern_re[pid] = compile_pcre(r->match[j], r->nocase, error, error_len, r)))
-                return -1;
         if (r->n_if_frame == 0)
             continue;
         if (!(m->frame_re[i] = calloc(r->n_if_frame, sizeof(pcre2_code *))))
@@ -113,11 +119,18 @@ static int compile_hs(cp_matcher *m, char *error, size_t error_len)
             m->pattern_rule[pid] = (uint32_t)i;
         }
     }
-    hs_compile_error_t *err = NULL;
-    if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db, &err) != HS_SUCCESS) {
-        name_bad_pattern(m, err ? err->expression : -1, err ? err->message : "?", error, error_len);
-        hs_free_compile_error(err);
-        goto done;
+    cp_dbkey key;
+    cp_dbkey_init(&key);
+    for (size_t i = 0; i < n; i++)
+        cp_dbkey_add(&key, exprs[i], flags[i], ids[i]);
+    if (!(m->db = cp_dbcache_load(&key))) {
+        hs_compile_error_t *err = NULL;
+        if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db, &err) != HS_SUCCESS) {
+            name_bad_pattern(m, err ? err->expression : -1, err ? err->message : "?", error, error_len);
+            hs_free_compile_error(err);
+            goto done;
+        }
+        cp_dbcache_store(&key, m->db);
     }
     if (hs_alloc_scratch(m->db, &m->scratch) != HS_SUCCESS) {
         if (error)
@@ -146,10 +159,14 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     m->cat = cat;
     m->n_patterns = (size_t)count_patterns(cat);
     m->pattern_rule = calloc(m->n_patterns, sizeof *m->pattern_rule);
-    m->pattern_re = calloc(m->n_patterns, sizeof *m->pattern_re);
+    m->pattern_re = calloc(m->n_patterns + 1, sizeof *m->pattern_re);
+    m->pattern_tried = calloc(m->n_patterns + 1, sizeof *m->pattern_tried);
+    m->rule_first = calloc(cat->n_rules, sizeof *m->rule_first);
+    for (size_t i = 0, pid = 0; m->rule_first && i < cat->n_rules; pid += cat->rules[i++].n_match)
+        m->rule_first[i] = pid;
     m->frame_re = calloc(cat->n_rules, sizeof *m->frame_re);
     m->md = pcre2_match_data_create(32, NULL);
-    if (!m->pattern_rule || !m->pattern_re || !m->frame_re || !m->md ||
+    if (!m->pattern_rule || !m->pattern_re || !m->pattern_tried || !m->rule_first || !m->frame_re || !m->md ||
         compile_hs(m, error, error_len) != 0 || compile_pcre_parts(m, error, error_len) != 0) {
         cp_matcher_free(m);
         return -1;
@@ -177,6 +194,8 @@ void cp_matcher_free(cp_matcher *m)
     }
     free(m->frame_re);
     free(m->pattern_re);
+    free(m->pattern_tried);
+    free(m->rule_first);
     free(m->pattern_rule);
     pcre2_match_data_free(m->md);
     free(m->raw);
@@ -257,7 +276,8 @@ int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hi
     hs_error_t e = hs_scan(m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
     if (e != HS_SUCCESS && e != HS_SCAN_TERMINATED)
         return -1;
-    qsort(m->raw, m->n_raw, sizeof *m->raw, by_end);
+    if (m->n_raw > 1)
+        qsort(m->raw, m->n_raw, sizeof *m->raw, by_end);
     size_t line_start = 0, line_end = 0; /* current line [start, end) */
     bool have_line = false;
     for (size_t i = 0; i < m->n_raw; i++) {
@@ -314,18 +334,42 @@ static void collect_named(pcre2_code *re, pcre2_match_data *md, const char *line
     }
 }
 
+/* PCRE2 code of a pattern with named groups, compiled on first use. */
+static pcre2_code *pattern_code(cp_matcher *m, const cp_rule *r, size_t j, size_t pid)
+{
+    if (!m->pattern_re[pid] && !m->pattern_tried[pid]) {
+        m->pattern_tried[pid] = true;
+        if (has_named_group(r->match[j]))
+            m->pattern_re[pid] = compile_pcre(r->match[j], r->nocase, NULL, 0, r);
+    }
+    return m->pattern_re[pid];
+}
+
 int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t len, cp_captures *out)
 {
-    size_t pid = 0;
-    for (uint32_t i = 0; i < rule; i++)
-        pid += m->cat->rules[i].n_match;
     const cp_rule *r = &m->cat->rules[rule];
+    size_t pid = m->rule_first[rule];
     for (size_t j = 0; j < r->n_match; j++, pid++) {
-        pcre2_code *re = m->pattern_re[pid];
+        pcre2_code *re = pattern_code(m, r, j, pid);
         if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, m->md, NULL) >= 0)
             collect_named(re, m->md, line, out);
     }
     return out->n;
+}
+
+int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len)
+{
+    for (size_t i = 0; i < m->cat->n_rules; i++) {
+        const cp_rule *r = &m->cat->rules[i];
+        for (size_t j = 0; j < r->n_match; j++) {
+            size_t pid = m->rule_first[i] + j;
+            if (has_named_group(r->match[j]) && !m->pattern_re[pid] &&
+                !(m->pattern_re[pid] = compile_pcre(r->match[j], r->nocase, error, error_len, r)))
+                return -1;
+            m->pattern_tried[pid] = true;
+        }
+    }
+    return 0;
 }
 
 const char *cp_captures_get(const cp_captures *c, const char *name)

@@ -55,6 +55,10 @@ int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hi
  * that have named groups, first value of a name wins). Returns the count. */
 int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t len, cp_captures *out);
 
+/* Compiles every expression PCRE2 would otherwise compile on first use,
+ * to check them all (culprit rules --check). Returns 0 or -1 with error. */
+int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len);
+
 /* Value of a captured name, or NULL. */
 const char *cp_captures_get(const cp_captures *c, const char *name);
 

@@ -82,7 +82,8 @@ int cp_rank_groups(const cp_diagnosis *d, cp_rank_group **out, size_t *n)
     }
     for (size_t j = 0; j < ng; j++)
         g[j].ranks = ranges_of(d, &g[j]);
-    qsort(g, ng, sizeof *g, group_order);
+    if (ng > 1)
+        qsort(g, ng, sizeof *g, group_order);
     *out = g;
     *n = ng;
     return 0;

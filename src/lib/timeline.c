@@ -33,12 +33,17 @@ static int64_t incident_year(const cp_incident *inc)
     for (size_t i = 0; i < inc->n_writers; i++)
         if (inc->writers[i].last_time.kind == CP_TS_ABS && inc->writers[i].last_time.ms > latest)
             latest = inc->writers[i].last_time.ms;
-    return latest == INT64_MIN ? 1970 : cp_year_of_ms(latest);
+    return latest == INT64_MIN ? 0 : cp_year_of_ms(latest);
 }
 
 void cp_timeline_normalize(cp_incident *inc)
 {
     int64_t ys = incident_year(inc);
+    /* Without any dated line the year stays unknown: order in 1970 (not a
+     * leap year, so month and day stay right) and print no year. */
+    inc->year_known = ys != 0;
+    if (!inc->year_known)
+        ys = 1970;
     for (size_t i = 0; i < inc->n_events; i++)
         normalize_one(&inc->events[i].origin.time, ys);
     for (size_t i = 0; i < inc->n_writers; i++) {

@@ -46,7 +46,8 @@ check() {
         local rank
         rank=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["first_rank"])' "$out" 2>/dev/null)
         if [ "$rank" != "$want_rank" ]; then
-            bad "$name: first_rank $rank, want $want_rank"; return
+            bad "$name: first_rank $rank, want $want_rank"
+            head -c 600 "$out" | sed 's/^/    /'; sed 's/^/    /' "$err" | head -5; return
         fi
     fi
     ok "$name"

@@ -151,8 +151,10 @@ static bool has_evidence_line(const cp_event *e, uint64_t line, const char *need
 static const char *input_line(const char *text, uint64_t no, char *buf, size_t cap)
 {
     const char *p = text;
-    for (uint64_t i = 1; i < no && p; i++)
-        p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+    for (uint64_t i = 1; i < no && p; i++) {
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
     if (!p || !*p)
         return NULL;
     size_t len = strcspn(p, "\n");
@@ -540,6 +542,33 @@ static void untimed_event_takes_next_time(void **state)
     assert_int_equal(e->origin.time.ms, 1795969173120LL);
 }
 
+/* The event is closed (by an untimed hit line more than GAP lines below)
+ * before any time shows up; the first time after it still reaches it. */
+static const char closed_then_timed_text[] =
+    "Traceback (most recent call last):\n"                                                    /* 1 */
+    "  File \"/home/ml/proj/s01_forward_valueerror.py\", line 39, in forward\n"               /* 2 */
+    "    raise ValueError(\n"                                                                 /* 3 */
+    "ValueError: TinyMLP expected input with 16 features, got tensor of shape (8, 15)\n"      /* 4 */
+    "lorem\n" "ipsum\n" "dolor\n" "sit\n" "amet\n" "consectetur\n" "adipiscing\n"             /* 5-11 */
+    "Traceback (most recent call last):\n"                                                    /* 12 */
+    "  File \"/home/ml/proj/s01_forward_valueerror.py\", line 39, in forward\n"               /* 13 */
+    "2026-11-29 16:19:33,120 [rank0] INFO train: step 3/8 loss=1.2000 time=0.34s\n";          /* 14 */
+
+static void closed_untimed_event_takes_next_time(void **state)
+{
+    cp_incident *inc = *state;
+    scan_one(inc, "train.log", closed_then_timed_text);
+    assert_int_equal(inc->n_events, 2);
+    const cp_event *e = event_at(inc, 0, 4);
+    assert_true(e->time_estimated);
+    assert_int_equal(e->origin.time.kind, CP_TS_ABS);
+    assert_int_equal(e->origin.time.ms, 1795969173120LL);
+    /* the cut-short traceback at 12-13 is a stack event with the same time */
+    const cp_event *stack = event_at(inc, 0, 12);
+    assert_int_equal(stack->rule, CP_RULE_STACK);
+    assert_int_equal(stack->origin.time.ms, 1795969173120LL);
+}
+
 static const char timed_then_untimed_text[] =
     "2026-11-29 16:19:32,295 [rank2] INFO train: step 2/8 loss=1.4498 time=0.34s\n"           /* 1 */
     "lorem\n" "ipsum\n" "dolor\n" "sit\n" "amet\n" "consectetur\n" "adipiscing\n"             /* 2-8 */
@@ -563,17 +592,12 @@ static void untimed_event_takes_earlier_time(void **state)
     assert_int_equal(e->origin.time.ms, 1795969172295LL);
 }
 
-/* BUG: an event whose lines carry no timestamp and that took the time of
- * the line above (timed_then_untimed_text: the traceback at lines 9-12
- * under the progress line 1) should say so: time_estimated true, as it is
- * for the same event taking a later line's time. Actual: false, because
- * process_line stamps every untimed line with the stream's last time
- * before block_line copies it into the block, so finalize sees a time "of
- * its own". No consumer reads the flag yet. */
+/* An event whose lines carry no timestamp and that took the time of the
+ * line above (timed_then_untimed_text: the traceback at lines 9-12 under
+ * the progress line 1) says so, as it does when it takes a later line's. */
 static void earlier_time_is_marked_estimated(void **state)
 {
     cp_incident *inc = *state;
-    skip();
     scan_one(inc, "train.log", timed_then_untimed_text);
     assert_int_equal(inc->n_events, 1);
     assert_true(inc->events[0].time_estimated);
@@ -867,7 +891,8 @@ static void big_chunk_traceback_at_end(void **state)
     size_t len = 0;
     for (size_t i = 0; i < BIG_LINES - n_tail; i++) {
         /* lines no rule hits (the common case in a real log) */
-        int w = snprintf(buf + len, cap - len, "data shard %07zu prefetched into pinned host buffer", i);
+        int w = snprintf(buf + len, cap - len, "data shard %07zu prefetched to pinned buffer", i);
+        assert_true(w > 0 && w <= FILLER_WIDTH);
         while (w < FILLER_WIDTH)
             buf[len + (size_t)w++] = '.';
         buf[len + (size_t)w] = '\n';
@@ -925,6 +950,26 @@ static void traceback_split_across_feeds(void **state)
     assert_true(has_evidence_line(e, 12, "ValueError"));
 }
 
+/* The chunk ends right after the logging line that names the rank: the
+ * traceback in the next chunk still inherits it. */
+static void identity_inherited_across_feeds(void **state)
+{
+    cp_incident *inc = *state;
+    const char *cut = after_error_text;
+    for (int i = 0; i < 2; i++)
+        cut = strchr(cut, '\n') + 1;
+    assert_int_equal(cp_incident_init(inc, &g_cat, g_matcher), 0);
+    assert_int_equal(cp_incident_begin_stream(inc, "train.log"), 0);
+    assert_int_equal(cp_incident_feed(inc, after_error_text, (size_t)(cut - after_error_text), 1), 0);
+    assert_int_equal(cp_incident_feed(inc, cut, strlen(cut), 3), 0);
+    cp_incident_end_stream(inc);
+    dump(inc);
+    assert_int_equal(inc->n_events, 1);
+    assert_int_equal(inc->events[0].line, 8);
+    assert_int_equal(inc->events[0].origin.rank, 2);
+    assert_int_equal(inc->events[0].origin.time.ms, 1795969172295LL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -938,6 +983,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(faulthandler_after_sigterm_belongs_to_pid, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(own_header_starts_new_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(untimed_event_takes_next_time, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(closed_untimed_event_takes_next_time, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(untimed_event_takes_earlier_time, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(earlier_time_is_marked_estimated, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(failure_table_entries, new_incident, free_incident),
@@ -947,6 +993,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(nccl_per_node_layout_resolves_ranks, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(big_chunk_traceback_at_end, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(traceback_split_across_feeds, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(identity_inherited_across_feeds, new_incident, free_incident),
     };
     return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }
