@@ -12,6 +12,7 @@
  * Python logging line) inherit the identity of the matched line just above
  * them, which is how a person reads such a log too.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ typedef struct block {
     size_t n_frames;
     bool in_table, has_traceback;
     bool chained;          /* the last traceback line links two exceptions */
+    bool awaits_time;      /* counted in untimed_open */
     bool time_own;         /* a line of the block carried a time itself */
     cp_time time_before;   /* the stream's last time when the block began */
     cp_time time_after;    /* the first time the stream showed after it began */
@@ -68,6 +70,9 @@ typedef struct stream_scan {
     uint64_t table_until;
     bool root_cause_section;
     cp_hit_list hits;
+    int untimed_open;         /* open blocks still waiting for a time after them */
+    int *pending;             /* writers with a progress line in this chunk */
+    size_t n_pending, cap_pending;
 } stream_scan;
 
 int cp_incident_init(cp_incident *inc, const cp_catalog *cat, cp_matcher *m)
@@ -114,6 +119,7 @@ void cp_incident_free(cp_incident *inc)
         for (int i = 0; i < MAX_OPEN; i++)
             block_reset(&st->open[i]);
         cp_hit_list_free(&st->hits);
+        free(st->pending);
         free(st);
     }
     for (size_t i = 0; i < inc->n_events; i++)
@@ -156,8 +162,12 @@ int cp_incident_begin_stream(cp_incident *inc, const char *path)
     if (!(p[inc->n_streams] = cp_strdup(path)))
         return -1;
     cp_hit_list hits = st->hits;
+    int *pending = st->pending;
+    size_t cap_pending = st->cap_pending;
     memset(st, 0, sizeof *st);
     st->hits = hits;
+    st->pending = pending;
+    st->cap_pending = cap_pending;
     st->index = (int)inc->n_streams++;
     cp_origin_init(&st->path_origin);
     cp_frame_from_path(path, &st->path_origin);
@@ -252,6 +262,8 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
 {
     if (!b->active)
         return;
+    if (b->awaits_time)
+        st->untimed_open--;
     int best = best_candidate(inc, b);
     /* A stack with no error line (faulthandler, py-spy, a traceback cut
      * short) is kept too: it tells where a rank was. */
@@ -379,6 +391,8 @@ typedef struct line_info {
     uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
     uint32_t n_err;
     uint32_t phase_rule;    /* heaviest phase rule */
+    uint32_t progress_rule; /* a progress rule that hit */
+    bool progress_only;     /* nothing but progress: the fast path */
     bool is_frame, is_traceback, is_progress, is_identity, is_context;
     bool has_own_time;      /* the line carries a timestamp itself */
     bool starts_stack;      /* a traceback rule with state = begin */
@@ -405,15 +419,22 @@ static void drop_outweighed(const cp_catalog *cat, line_info *li, int context_we
     li->n_err = n;
 }
 
+/* Captures of every rule that hit the line (PCRE2; not for lines that
+ * are only progress, whose step is read once per chunk and writer). */
+static void capture_all(cp_incident *inc, const cp_line_hits *h, line_info *li)
+{
+    for (uint32_t i = 0; i < h->n_rules; i++)
+        cp_matcher_captures(inc->matcher, h->rules[i], li->text, li->len, &li->caps);
+}
+
 static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
 {
     const cp_catalog *cat = inc->cat;
     int context_weight = -1;
-    li->phase_rule = UINT32_MAX;
+    li->phase_rule = li->progress_rule = UINT32_MAX;
     for (uint32_t i = 0; i < h->n_rules; i++) {
         uint32_t ri = h->rules[i];
         const cp_rule *r = &cat->rules[ri];
-        cp_matcher_captures(inc->matcher, ri, li->text, li->len, &li->caps);
         switch (r->role) {
         case CP_ROLE_ROOT:
         case CP_ROLE_CASCADE:
@@ -434,7 +455,10 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
             li->is_traceback = true;
             li->starts_stack |= r->state == CP_STATE_BEGIN;
             break;
-        case CP_ROLE_PROGRESS: li->is_progress = true; break;
+        case CP_ROLE_PROGRESS:
+            li->is_progress = true;
+            li->progress_rule = ri;
+            break;
         case CP_ROLE_IDENTITY: li->is_identity = true; break;
         default: break;
         }
@@ -482,10 +506,14 @@ static void note_time(cp_incident *inc, stream_scan *st, const cp_time *t)
     if (t->kind == CP_TS_NONE)
         return;
     st->last_time = *t;
-    for (int i = 0; i < MAX_OPEN; i++) {
+    for (int i = 0; st->untimed_open && i < MAX_OPEN; i++) {
         block *b = &st->open[i];
-        if (b->active && b->origin.time.kind == CP_TS_NONE && b->time_after.kind == CP_TS_NONE)
-            b->time_after = *t;
+        if (b->active && b->awaits_time) {
+            if (b->origin.time.kind == CP_TS_NONE)
+                b->time_after = *t;
+            b->awaits_time = false;
+            st->untimed_open--;
+        }
     }
     /* events of this stream that had no time take the first one after them */
     for (size_t i = st->first_untimed; i < inc->n_events; i++) {
@@ -570,15 +598,43 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int 
     }
 }
 
-static void writer_progress(cp_incident *inc, cp_writer *w, const line_info *li)
+/* Progress lines are most lines of a training log: each writer's last one
+ * in a chunk is remembered and its step read once, at the chunk's end. */
+static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_info *li)
 {
-    (void)inc;
-    int64_t step;
-    const char *s = cp_captures_get(&li->caps, "step");
-    if (s && cp_parse_i64(s, &step) && step >= w->last_step) {
-        w->last_step = step;
-        w->last_step_time = li->origin.time;
+    if (!w->pending) {
+        if (st->n_pending == st->cap_pending) {
+            size_t cap = st->cap_pending ? st->cap_pending * 2 : 64;
+            int *p = realloc(st->pending, cap * sizeof *p);
+            if (!p)
+                return;
+            st->pending = p;
+            st->cap_pending = cap;
+        }
+        st->pending[st->n_pending++] = wi;
     }
+    w->pending = li->text;
+    w->pending_len = li->len;
+    w->pending_rule = li->progress_rule;
+    w->pending_time = li->origin.time;
+}
+
+static void flush_progress(cp_incident *inc, stream_scan *st)
+{
+    for (size_t i = 0; i < st->n_pending; i++) {
+        cp_writer *w = &inc->writers[st->pending[i]];
+        cp_captures caps;
+        caps.n = 0;
+        cp_matcher_captures(inc->matcher, w->pending_rule, w->pending, w->pending_len, &caps);
+        int64_t step;
+        const char *s = cp_captures_get(&caps, "step");
+        if (s && cp_parse_i64(s, &step) && step >= w->last_step) {
+            w->last_step = step;
+            w->last_step_time = w->pending_time;
+        }
+        w->pending = NULL;
+    }
+    st->n_pending = 0;
 }
 
 static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const line_info *li)
@@ -616,6 +672,10 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
         b->time_before = st->last_time;
         b->first_text = cp_strdup(li->display);
         b->in_table = li->no <= st->table_until && st->table_open && writer == st->table_writer;
+        if (b->origin.time.kind == CP_TS_NONE) {
+            b->awaits_time = true;
+            st->untimed_open++;
+        }
         if (b->in_table && st->table.rank >= 0 && b->origin.rank < 0)
             b->origin.rank = st->table.rank;
     }
@@ -637,47 +697,65 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     merge_caps(&b->caps, &li->caps);
 }
 
+static void init_line(line_info *li, const char *data, const cp_line_hits *h, uint64_t line_no)
+{
+    /* not a memset: the captures array is large and mostly unused */
+    memset(li, 0, offsetof(line_info, caps));
+    li->caps.n = 0;
+    memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
+    li->text = data + h->start;
+    li->len = h->len;
+    li->no = line_no;
+}
+
+static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *li)
+{
+    cp_writer *w = &inc->writers[wi];
+    w->n_hits++;
+    if (li->origin.time.kind != CP_TS_NONE) {
+        if (w->first_time.kind == CP_TS_NONE)
+            w->first_time = li->origin.time;
+        w->last_time = li->origin.time;
+    }
+    if (li->is_progress)
+        writer_progress(st, wi, w, li);
+    if (li->phase_rule != UINT32_MAX && !li->is_frame)
+        writer_phase(inc, st, w, li);
+}
+
 static void process_line(cp_incident *inc, stream_scan *st, const char *data, const cp_line_hits *h,
                          uint64_t line_no)
 {
     line_info li;
-    memset(&li, 0, sizeof li);
-    li.text = data + h->start;
-    li.len = h->len;
-    li.no = line_no;
+    init_line(&li, data, h, line_no);
     classify(inc, h, &li);
+    bool in_event = li.is_frame || li.is_traceback || li.n_err > 0;
+    li.progress_only = li.is_progress && !in_event && !li.is_identity && !li.is_context &&
+                       li.phase_rule == UINT32_MAX;
+    if (!li.progress_only)
+        capture_all(inc, h, &li);
     attribute(st, &li);
-    li.display = cp_display_line(li.text, li.len, TEXT_MAX);
     li.has_own_time = li.origin.time.kind != CP_TS_NONE;
     note_time(inc, st, &li.origin.time);
-    finalize_stale(inc, st, line_no);
+    if (!li.progress_only) {
+        li.display = cp_display_line(li.text, li.len, TEXT_MAX);
+        finalize_stale(inc, st, line_no);
+    }
     if (li.origin.time.kind == CP_TS_NONE)
         li.origin.time = st->last_time;
 
     int wi = cp_writer_for(inc, &li.origin, st->index);
-    if (wi >= 0) {
-        cp_writer *w = &inc->writers[wi];
-        w->n_hits++;
-        if (li.origin.time.kind != CP_TS_NONE) {
-            if (w->first_time.kind == CP_TS_NONE)
-                w->first_time = li.origin.time;
-            w->last_time = li.origin.time;
-        }
-        if (li.is_progress)
-            writer_progress(inc, w, &li);
-        if (li.phase_rule != UINT32_MAX && !li.is_frame)
-            writer_phase(inc, st, w, &li);
-    }
+    if (wi >= 0)
+        update_writer(inc, st, wi, &li);
     if (li.is_identity)
         identity_line(inc, st, &li, wi);
-    if (wi >= 0 && (li.is_frame || li.is_traceback || li.n_err > 0))
+    if (wi >= 0 && in_event)
         block_line(inc, st, wi, &li);
 
     /* Only an error-ish line hands its identity down: a traceback under a
      * rank's "ERROR ... failed" line is that rank's, one under its routine
      * progress line may be anybody's. */
-    st->prev_inheritable = li.is_frame || li.is_traceback || li.n_err > 0 || li.is_context ||
-                           li.origin.level == 'E' || li.origin.level == 'F';
+    st->prev_inheritable = in_event || li.is_context || li.origin.level == 'E' || li.origin.level == 'F';
     st->prev_line = line_no;
     st->prev_origin = li.origin;
     st->prev_next_pid = cap_int(&li.caps, "next_pid", -1);
@@ -704,6 +782,7 @@ int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t fi
     for (const char *p = data + pos; (p = memchr(p, '\n', (size_t)(data + len - p))) != NULL; p++)
         line_no++;
     inc->lines += line_no - first_line;
+    flush_progress(inc, st); /* the chunk's lines are valid until we return */
     return 0;
 }
 

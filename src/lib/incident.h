@@ -87,6 +87,14 @@ typedef struct cp_writer {
     uint32_t n_hits;
     uint32_t n_events;
     int rank;              /* resolved global rank (analysis), -1 */
+    char key_kind;         /* the identity it is filed under (ranks.c) */
+    int key_value;
+    uint64_t key_host;
+    /* the last progress line of the current chunk, read at its end */
+    const char *pending;
+    size_t pending_len;
+    uint32_t pending_rule;
+    cp_time pending_time;
 } cp_writer;
 
 /* A launcher failure-table entry (torchelastic ChildFailedError). */

@@ -276,7 +276,11 @@ int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hi
     hs_error_t e = hs_scan(m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
     if (e != HS_SUCCESS && e != HS_SCAN_TERMINATED)
         return -1;
-    if (m->n_raw > 1)
+    /* vectorscan reports in end order almost always; sort only if not */
+    bool sorted = true;
+    for (size_t i = 1; i < m->n_raw && sorted; i++)
+        sorted = m->raw[i - 1].end <= m->raw[i].end;
+    if (!sorted)
         qsort(m->raw, m->n_raw, sizeof *m->raw, by_end);
     size_t line_start = 0, line_end = 0; /* current line [start, end) */
     bool have_line = false;

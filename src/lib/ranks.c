@@ -27,28 +27,43 @@ typedef struct windex {
     size_t used;
 } windex;
 
-static uint64_t fnv1a(const char *s)
+/* A writer's identity key: the best field a line gives (see
+ * incident.h), hashed without formatting, which this runs once per matched
+ * line. */
+typedef struct wkey {
+    char kind;          /* 'r' rank, 'l' host+local rank, 'p' host+pid, 't' task, 's' stream */
+    int value;
+    const char *host;   /* for 'l' and 'p' */
+} wkey;
+
+static wkey key_of(const cp_origin *o, int stream)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
+    if (o->rank >= 0)
+        return (wkey){'r', o->rank, ""};
+    if (o->local_rank >= 0)
+        return (wkey){'l', o->local_rank, o->host};
+    if (o->pid >= 0)
+        return (wkey){'p', o->pid, o->host};
+    if (o->task >= 0)
+        return (wkey){'t', o->task, ""};
+    return (wkey){'s', stream, ""};
+}
+
+static uint64_t key_hash(const wkey *k)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(unsigned char)k->kind;
+    h = (h ^ (uint64_t)(uint32_t)k->value) * 1099511628211ULL;
+    for (const char *s = k->host; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     return h ? h : 1;
 }
 
-static void writer_key(const cp_origin *o, int stream, char *buf, size_t n)
+static uint64_t host_hash(const char *host)
 {
-    if (o->rank >= 0)
-        snprintf(buf, n, "r%d", o->rank);
-    else if (o->local_rank >= 0)
-        snprintf(buf, n, "l%s/%d", o->host, o->local_rank);
-    else if (o->pid >= 0)
-        snprintf(buf, n, "p%s/%d", o->host, o->pid);
-    else if (o->task >= 0)
-        snprintf(buf, n, "t%d", o->task);
-    else
-        snprintf(buf, n, "s%d", stream);
+    uint64_t h = 1469598103934665603ULL;
+    for (; *host; host++)
+        h = (h ^ (unsigned char)*host) * 1099511628211ULL;
+    return h;
 }
 
 static int index_grow(windex *ix, const cp_writer *writers)
@@ -126,17 +141,16 @@ int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
     }
     if ((ix->used + 1) * 2 > ix->cap && index_grow(ix, inc->writers) != 0)
         return -1;
-    char key[CP_HOST_MAX + 32];
-    writer_key(o, stream, key, sizeof key);
-    uint64_t h = fnv1a(key);
+    wkey key = key_of(o, stream);
+    uint64_t h = key_hash(&key);
     size_t j = h & (ix->cap - 1);
-    char other[CP_HOST_MAX + 32];
     for (; ix->slots[j].writer >= 0; j = (j + 1) & (ix->cap - 1)) {
         if (ix->slots[j].hash != h)
             continue;
         cp_writer *w = &inc->writers[ix->slots[j].writer];
-        writer_key(&w->id, w->stream, other, sizeof other);
-        if (strcmp(key, other) == 0) {
+        /* compare with the key the writer was filed under: the fields it
+         * learns later must not move it */
+        if (w->key_kind == key.kind && w->key_value == key.value && w->key_host == host_hash(key.host)) {
             writer_learn(w, o);
             return ix->slots[j].writer;
         }
@@ -144,6 +158,9 @@ int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
     int wi = writer_new(inc, o, stream);
     if (wi < 0)
         return -1;
+    inc->writers[wi].key_kind = key.kind;
+    inc->writers[wi].key_value = key.value;
+    inc->writers[wi].key_host = host_hash(key.host);
     ix->slots[j].hash = h;
     ix->slots[j].writer = wi;
     ix->used++;
