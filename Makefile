@@ -37,7 +37,7 @@ asan:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-asan --print-errorlogs
 
 valgrind: build
-	CULPRIT_CACHE_DIR=$(BUILD)/cache CULPRIT_PCRE2_NO_JIT=1 CULPRIT_VALGRIND=1 CULPRIT_BIN=$(BUILD)/culprit bash tests/cli/run_golden.sh
+	CULPRIT_CACHE_DIR=$(CURDIR)/$(BUILD)/cache CULPRIT_PCRE2_NO_JIT=1 CULPRIT_VALGRIND=1 CULPRIT_BIN=$(CURDIR)/$(BUILD)/culprit bash tests/cli/run_golden.sh
 
 clean:
 	rm -rf $(BUILD) build-asan
