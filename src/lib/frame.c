@@ -29,6 +29,7 @@
  *    is never taken for a host; see host_ok() for the host rule.
  */
 #include "frame.h"
+#include "util/timeutil.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -161,15 +162,9 @@ static int read_fixed(const char *s, size_t n, size_t p, size_t want, int64_t *v
 
 static const int16_t cum_days[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
 static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
 {
-    y -= m <= 2;
-    const int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const int64_t yoe = y - era * 400;
-    const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
+    return cp_days_from_civil(y, (unsigned)m, (unsigned)d);
 }
 
 /* NOYEAR times count from Jan 1 of a common (non-leap) year: Feb 29 lands
