@@ -25,45 +25,15 @@
 #include "diagnosis.h"
 #include "incident.h"
 #include "matcher.h"
+#include "harness.h"
 
 /* ---- harness ------------------------------------------------------------- */
 
-typedef struct stream_in {
-    const char *path;  /* display path; folders and names can carry identity */
-    const char *text;  /* whole lines, each ending in '\n' */
-} stream_in;
 
 typedef struct fixture {
     cp_incident inc;
     cp_diagnosis d;
 } fixture;
-
-static cp_catalog g_cat;
-static cp_matcher *g_matcher;
-
-static int load_catalog(void **state)
-{
-    (void)state;
-    char err[512];
-    cp_catalog_init(&g_cat);
-    if (cp_catalog_load_dir(&g_cat, CULPRIT_TEST_RULES) <= 0) {
-        fprintf(stderr, "rules: %s\n", g_cat.error);
-        return -1;
-    }
-    if (cp_matcher_new(&g_matcher, &g_cat, err, sizeof err) != 0) {
-        fprintf(stderr, "matcher: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static int free_catalog(void **state)
-{
-    (void)state;
-    cp_matcher_free(g_matcher);
-    cp_catalog_free(&g_cat);
-    return 0;
-}
 
 static int new_fixture(void **state)
 {
@@ -109,14 +79,8 @@ static void dump(const fixture *f)
 /* Scans the streams in order (each as one chunk from line 1) and analyzes. */
 static void diagnose(fixture *f, const stream_in *streams, size_t n)
 {
-    cp_incident *inc = &f->inc;
-    assert_int_equal(cp_incident_init(inc, &g_cat, g_matcher), 0);
-    for (size_t i = 0; i < n; i++) {
-        assert_int_equal(cp_incident_begin_stream(inc, streams[i].path), 0);
-        assert_int_equal(cp_incident_feed(inc, streams[i].text, strlen(streams[i].text), 1), 0);
-        cp_incident_end_stream(inc);
-    }
-    assert_int_equal(cp_analyze(&f->d, inc), 0);
+    harness_scan(&f->inc, streams, n);
+    assert_int_equal(cp_analyze(&f->d, &f->inc), 0);
     dump(f);
 }
 
@@ -682,5 +646,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
     };
-    return cmocka_run_group_tests(tests, load_catalog, free_catalog);
+    return cmocka_run_group_tests(tests, harness_load_catalog, harness_free_catalog);
 }

@@ -23,40 +23,10 @@
 #include "catalog.h"
 #include "incident.h"
 #include "matcher.h"
+#include "harness.h"
 
 /* ---- harness ------------------------------------------------------------- */
 
-typedef struct stream_in {
-    const char *path;  /* display path; folders and names can carry identity */
-    const char *text;  /* whole lines, each ending in '\n' */
-} stream_in;
-
-static cp_catalog g_cat;
-static cp_matcher *g_matcher;
-
-static int load_catalog(void **state)
-{
-    (void)state;
-    char err[512];
-    cp_catalog_init(&g_cat);
-    if (cp_catalog_load_dir(&g_cat, CULPRIT_TEST_RULES) <= 0) {
-        fprintf(stderr, "rules: %s\n", g_cat.error);
-        return -1;
-    }
-    if (cp_matcher_new(&g_matcher, &g_cat, err, sizeof err) != 0) {
-        fprintf(stderr, "matcher: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static int free_catalog(void **state)
-{
-    (void)state;
-    cp_matcher_free(g_matcher);
-    cp_catalog_free(&g_cat);
-    return 0;
-}
 
 /* Each test gets a zeroed incident that the teardown frees, so a failing
  * assertion leaks nothing. */
@@ -98,12 +68,7 @@ static void dump(const cp_incident *inc)
 /* Scans the streams in order, each fed as one chunk starting at line 1. */
 static void scan(cp_incident *inc, const stream_in *streams, size_t n)
 {
-    assert_int_equal(cp_incident_init(inc, &g_cat, g_matcher), 0);
-    for (size_t i = 0; i < n; i++) {
-        assert_int_equal(cp_incident_begin_stream(inc, streams[i].path), 0);
-        assert_int_equal(cp_incident_feed(inc, streams[i].text, strlen(streams[i].text), 1), 0);
-        cp_incident_end_stream(inc);
-    }
+    harness_scan(inc, streams, n);
     dump(inc);
 }
 
@@ -995,5 +960,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(traceback_split_across_feeds, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(identity_inherited_across_feeds, new_incident, free_incident),
     };
-    return cmocka_run_group_tests(tests, load_catalog, free_catalog);
+    return cmocka_run_group_tests(tests, harness_load_catalog, harness_free_catalog);
 }
