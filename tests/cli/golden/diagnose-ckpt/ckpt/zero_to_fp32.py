@@ -1,0 +1,1 @@
+# consolidates ZeRO shards
