@@ -1,0 +1,43 @@
+/* pipeline.h - a scan on two cores, in input order.
+ *
+ * The reader's thread copies each chunk into a slot of a small ring and
+ * runs the vectorscan pass over it (cp_matcher_scan); a second thread takes
+ * the slots in order and does the per-line work (cp_incident_feed_hits):
+ * attribution, writers, events. Stream starts, ends and warnings travel
+ * through the same ring, so the incident sees exactly the sequence a
+ * single-threaded scan would, and the result is the same by construction.
+ *
+ * Small inputs never start the thread: the first PIPE_THRESHOLD bytes are
+ * processed inline. Memory: PIPE_SLOTS chunk copies and hit lists.
+ *
+ * The two threads share the matcher: cp_matcher_scan touches only the
+ * vectorscan scratch and its hit buffer, cp_matcher_captures and
+ * cp_matcher_if_frame only PCRE2 state (matcher.h), so they may run at once.
+ */
+#ifndef CULPRIT_PIPELINE_H
+#define CULPRIT_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "incident.h"
+
+typedef struct cp_pipeline cp_pipeline;
+
+/* Called on the reader's thread after each chunk with the bytes read so far. */
+typedef void (*cp_pipeline_progress_fn)(void *user, uint64_t bytes);
+
+/* The caller owns *out; `inc` must outlive it. */
+int cp_pipeline_new(cp_pipeline **out, cp_incident *inc, cp_matcher *m);
+void cp_pipeline_set_progress(cp_pipeline *p, cp_pipeline_progress_fn fn, void *user);
+/* Each returns 0, or -1 once anything failed (the scan should stop). */
+int cp_pipeline_begin(cp_pipeline *p, const char *path);
+int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t first_line);
+int cp_pipeline_end(cp_pipeline *p);
+int cp_pipeline_warn(cp_pipeline *p, const char *path, const char *message);
+/* Waits until every queued operation has reached the incident. Returns 0
+ * or -1 when any of them failed. */
+int cp_pipeline_finish(cp_pipeline *p);
+void cp_pipeline_free(cp_pipeline *p);
+
+#endif
