@@ -5,9 +5,10 @@
 
 #include "commands.h"
 #include "opt.h"
+#include "progress.h"
 
 enum { O_HELP, O_JSON, O_MARKDOWN, O_TEXT, O_RULES, O_RULES_DIR, O_COLOR, O_NO_COLOR, O_QUIET, O_MAX_LINE,
-       O_EVIDENCE };
+       O_EVIDENCE, O_NO_REDACT, O_ANONYMIZE, O_CKPT };
 
 static const cli_opt options[] = {
     {O_JSON, 0, "json", NULL, "print the diagnosis as JSON (schema: docs/json-schema.md)"},
@@ -17,9 +18,12 @@ static const cli_opt options[] = {
     {O_RULES_DIR, 0, "rules-dir", "DIR", "use this folder of built-in rules instead of the installed one"},
     {O_COLOR, 0, "color", NULL, "colour the text report even when not on a terminal"},
     {O_NO_COLOR, 0, "no-color", NULL, "never colour (NO_COLOR in the environment does the same)"},
-    {O_QUIET, 'q', "quiet", NULL, "do not print input warnings on stderr (they stay in the report)"},
+    {O_QUIET, 'q', "quiet", NULL, "no input warnings (they stay in the report) or progress bar on stderr"},
     {O_MAX_LINE, 0, "max-line", "BYTES", "bytes of a line kept; longer lines are cut (default 65536)"},
     {O_EVIDENCE, 0, "evidence", "N", "evidence lines shown in text and Markdown reports"},
+    {O_NO_REDACT, 0, "no-redact", NULL, "print secrets (tokens, keys, passwords) instead of [redacted]"},
+    {O_ANONYMIZE, 0, "anonymize", NULL, "also replace host names, IPs, user names and emails (host-1, ip-1...)"},
+    {O_CKPT, 0, "ckpt", "DIR", "also check the checkpoints in DIR and name the one to resume from"},
     {O_HELP, 'h', "help", NULL, "show this help"},
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
@@ -65,14 +69,19 @@ static int run(const cli_args *a)
     if (cli_value(a, O_MAX_LINE))
         culprit_ctx_set_max_line(ctx, (size_t)strtoull(cli_value(a, O_MAX_LINE), NULL, 10));
     culprit_diagnosis *d = NULL;
+    cli_progress bar;
+    cli_progress_start(&bar, ctx, a->positional, a->n_positional, a->count[O_QUIET] > 0);
     int rc = culprit_diagnose(&d, ctx, a->positional, a->n_positional);
+    cli_progress_stop(&bar);
+    if (rc == CULPRIT_OK && cli_value(a, O_CKPT))
+        rc = culprit_diagnose_ckpt(d, ctx, cli_value(a, O_CKPT));
     int status = EXIT_USAGE;
     if (rc != CULPRIT_OK) {
         fprintf(stderr, "culprit: %s\n", culprit_ctx_error(ctx));
     } else if (culprit_diagnosis_files(d) == 0) {
         fprintf(stderr, "culprit: no log text in the input\n");
     } else {
-        culprit_render_opts ro = {format_of(a), want_color(a), 0};
+        culprit_render_opts ro = {format_of(a), want_color(a), 0, a->count[O_NO_REDACT] > 0, a->count[O_ANONYMIZE] > 0};
         if (cli_value(a, O_EVIDENCE))
             ro.max_evidence = atoi(cli_value(a, O_EVIDENCE));
         culprit_render(d, stdout, &ro);

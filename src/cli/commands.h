@@ -12,8 +12,10 @@ enum {
 };
 
 int cmd_diagnose(int argc, char **argv);
+int cmd_ckpt(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
 
 /* Creates a context with the built-in rules plus every --rules file.
  * Prints the error and returns NULL on failure. */

@@ -12,8 +12,10 @@ typedef struct command {
 
 static const command commands[] = {
     {"diagnose", cmd_diagnose, "find the first failing rank, what failed, and what to do"},
+    {"ckpt", cmd_ckpt, "is the checkpoint safe to resume from? check a checkpoint folder"},
     {"explain", cmd_explain, "show what the rule catalog knows about a log line"},
     {"rules", cmd_rules, "list or check the rule catalog"},
+    {"scan", cmd_scan, "summarise one node's logs for a later merged diagnosis"},
 };
 
 static void usage(FILE *out)

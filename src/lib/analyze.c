@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drain.h"
 #include "facts.h"
 
 enum {
@@ -145,7 +146,35 @@ static int pick_root(const cp_incident *inc)
 }
 
 /* A CUDA error or timeout on a host whose GPU logged a hardware fault
- * around the same time is the hardware's doing. */
+ * around the same time is the hardware's doing. A fault on the rank's own
+ * GPU (the Xid's pid or bus id ties it to the rank) beats one elsewhere on
+ * the host; the nearer in time wins among equals. */
+static bool near_in_time(const cp_event *a, const cp_event *b)
+{
+    return !timed(&a->origin.time) || !timed(&b->origin.time) ||
+           llabs(a->origin.time.ms - b->origin.time.ms) <= HW_WINDOW_MS;
+}
+
+static const char *event_host(const cp_incident *inc, const cp_event *e)
+{
+    return e->origin.host[0] ? e->origin.host : e->writer >= 0 ? inc->writers[e->writer].id.host : "";
+}
+
+/* 2: the same GPU (same rank), 1: the same host, no rank, 0: neither */
+static int closeness(const cp_incident *inc, const cp_event *root, const cp_event *e)
+{
+    int rank = event_rank(inc, root), erank = event_rank(inc, e);
+    const char *host = event_host(inc, root);
+    if (rank >= 0 && erank == rank)
+        return 2;
+    return host[0] && erank < 0 && strcmp(host, event_host(inc, e)) == 0 ? 1 : 0;
+}
+
+static int64_t time_gap(const cp_event *a, const cp_event *b)
+{
+    return timed(&a->origin.time) && timed(&b->origin.time) ? llabs(a->origin.time.ms - b->origin.time.ms) : 0;
+}
+
 static int hardware_behind(const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -154,25 +183,36 @@ static int hardware_behind(const cp_incident *inc, const cp_event *root)
     if (r->kind != CP_KIND_CUDA_ERROR && r->kind != CP_KIND_NCCL_TIMEOUT && r->kind != CP_KIND_NCCL_COMM_ERROR &&
         r->kind != CP_KIND_PYTHON_EXCEPTION && r->kind != CP_KIND_UNKNOWN)
         return -1;
-    int rank = event_rank(inc, root);
-    const char *host = root->origin.host[0] ? root->origin.host
-                       : root->writer >= 0  ? inc->writers[root->writer].id.host
-                                            : "";
+    int best = -1, best_close = 0;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         const cp_rule *er = rule_of(inc, e);
-        if (!er || er->kind != CP_KIND_GPU_HARDWARE || er->role != CP_ROLE_ROOT)
+        if (!er || er->kind != CP_KIND_GPU_HARDWARE || er->role != CP_ROLE_ROOT || !near_in_time(e, root))
             continue;
-        int erank = event_rank(inc, e);
-        bool same = (rank >= 0 && erank == rank) || (host[0] && strcmp(host, e->origin.host) == 0 && erank < 0);
-        if (!same)
-            continue;
-        if (timed(&e->origin.time) && timed(&root->origin.time) &&
-            llabs(e->origin.time.ms - root->origin.time.ms) > HW_WINDOW_MS)
-            continue;
-        return (int)i;
+        int c = closeness(inc, root, e);
+        if (c > best_close || (c && c == best_close && time_gap(e, root) < time_gap(&inc->events[best], root))) {
+            best = (int)i;
+            best_close = c;
+        }
     }
-    return -1;
+    return best;
+}
+
+/* An Xid NVIDIA attributes to the application (13, 31, 43, ...): a kept
+ * context line with an xid capture whose rule does not blame hardware. */
+static const cp_event *app_xid_behind(const cp_incident *inc, const cp_event *root)
+{
+    const cp_rule *r = rule_of(inc, root);
+    if (!r || r->kind != CP_KIND_CUDA_ERROR)
+        return NULL;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *er = rule_of(inc, e);
+        if (er && er->role == CP_ROLE_CONTEXT && er->owner != CP_OWNER_HARDWARE &&
+            cp_captures_get(&e->caps, "xid") && near_in_time(e, root) && closeness(inc, root, e) > 0)
+            return e;
+    }
+    return NULL;
 }
 
 /* ---- verdict from a root event ---------------------------------------------- */
@@ -232,6 +272,9 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     }
     if (d->first_rank < 0)
         d->first_rank = cp_single_known_rank(inc);
+    const char *how = cp_suspect_named_how(inc, d->first_rank);
+    if (how)
+        cp_diag_note(d, "Flight Recorder: %s.", how);
     set_host(d, inc, root);
     d->kind = r->kind;
     d->owner = owner_of_event(inc, root);
@@ -248,11 +291,32 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
         d->confidence -= 10;
 }
 
+/* "Xid 79: GPU has fallen off the bus", whether or not the title names the Xid */
+static void hw_label(const cp_rule *r, const char *xid, char *buf, size_t n)
+{
+    const char *title = r->title ? r->title : r->id;
+    if (xid && strncmp(title, "Xid ", 4) != 0)
+        snprintf(buf, n, "Xid %s (%s)", xid, title);
+    else
+        snprintf(buf, n, "%s", title);
+}
+
 static void apply_hardware(cp_diagnosis *d, const cp_incident *inc, const cp_event *root, const cp_event *hw)
 {
     const cp_rule *hr = rule_of(inc, hw);
-    cp_diag_note(d, "%s on the same GPU host explains the %s: treating it as a hardware fault.",
-         hr->title ? hr->title : hr->id, cp_kind_name(rule_of(inc, root)->kind));
+    const char *xid = cp_captures_get(&hw->caps, "xid");
+    const char *busid = cp_captures_get(&hw->caps, "busid");
+    bool same_gpu = closeness(inc, root, hw) == 2;
+    char what[160], gap[64] = "";
+    hw_label(hr, xid, what, sizeof what);
+    if (timed(&hw->origin.time) && timed(&root->origin.time))
+        snprintf(gap, sizeof gap, ", %.1f s %s it", (double)time_gap(hw, root) / 1000.0,
+                 hw->origin.time.ms <= root->origin.time.ms ? "before" : "after");
+    cp_diag_note(d, "%s%s%s on %s%s explains the %s: NVIDIA attributes it to the hardware, so this is a hardware "
+                    "fault (confidence %d%%).",
+                 what, busid ? " at PCI " : "", busid ? busid : "",
+                 same_gpu ? "the failing rank's own GPU" : "the same host (the GPU is not tied to a rank)", gap,
+                 cp_kind_name(rule_of(inc, root)->kind), same_gpu ? 90 : 75);
     d->kind = hr->kind;
     d->owner = hr->owner == CP_OWNER_AUTO ? CP_OWNER_HARDWARE : hr->owner;
     free(d->rule_id);
@@ -261,7 +325,97 @@ static void apply_hardware(cp_diagnosis *d, const cp_incident *inc, const cp_eve
     free(d->action);
     copy_rule_texts(d, hr);
     add_evidence(d, inc, hw);
-    d->confidence = 90;
+    d->confidence = same_gpu ? 90 : 75;
+}
+
+/* The root is itself a hardware fault: say what ties it to the rank and
+ * which of the rank's own errors it explains. */
+static void note_hardware_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *hw)
+{
+    const cp_rule *hr = rule_of(inc, hw);
+    const char *xid = cp_captures_get(&hw->caps, "xid");
+    const char *busid = cp_captures_get(&hw->caps, "busid");
+    const cp_event *err = NULL;
+    for (size_t i = 0; i < inc->n_events && !err; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *r = rule_of(inc, e);
+        if (e != hw && r && r->role == CP_ROLE_ROOT && r->kind != CP_KIND_GPU_HARDWARE && !e->in_table &&
+            near_in_time(e, hw) && closeness(inc, e, hw) == 2)
+            err = e;
+    }
+    char what[160], after[160] = "";
+    hw_label(hr, xid, what, sizeof what);
+    if (err && timed(&err->origin.time) && timed(&hw->origin.time))
+        snprintf(after, sizeof after, "; the rank's %s %.1f s %s is its consequence",
+                 cp_kind_name(rule_of(inc, err)->kind), (double)time_gap(err, hw) / 1000.0,
+                 err->origin.time.ms >= hw->origin.time.ms ? "later" : "earlier");
+    int conf = d->first_rank >= 0 && event_rank(inc, hw) == d->first_rank ? 90 : 75;
+    cp_diag_note(d, "%s%s%s is on %s: NVIDIA attributes it to the hardware%s (confidence %d%%).", what,
+                 busid ? " at PCI " : "", busid ? busid : "",
+                 conf == 90 ? "the failing rank's own GPU" : "the failing host", after, conf);
+}
+
+static void note_app_xid(cp_diagnosis *d, const cp_incident *inc, const cp_event *root, const cp_event *x)
+{
+    const char *xid = cp_captures_get(&x->caps, "xid");
+    cp_diag_note(d, "Xid %s on the same %s is what an application fault produces; no hardware Xid was logged, so "
+                    "the %s is the program's, not the GPU's (confidence %d%%).",
+                 xid, closeness(inc, root, x) == 2 ? "GPU" : "host", cp_kind_name(rule_of(inc, root)->kind),
+                 d->confidence);
+    if (d->owner == CP_OWNER_UNKNOWN || d->owner == CP_OWNER_HARDWARE)
+        d->owner = CP_OWNER_USER_CODE;
+    add_evidence(d, inc, x);
+}
+
+/* Fabric errors (NET/IB completions, sockets closed) that concentrate on
+ * one host point at that host's link rather than at the program. */
+enum { FABRIC_MIN = 3 };
+
+typedef struct host_count {
+    const char *host;
+    uint32_t n;
+} host_count;
+
+static void fabric_concentration(cp_diagnosis *d, const cp_incident *inc)
+{
+    host_count *hc = NULL;
+    size_t n_hc = 0, cap = 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *r = rule_of(inc, e);
+        const char *h = event_host(inc, e);
+        if (!r || r->kind != CP_KIND_NCCL_COMM_ERROR || e->in_table || !h[0])
+            continue;
+        size_t k = 0;
+        while (k < n_hc && strcmp(hc[k].host, h) != 0)
+            k++;
+        if (k == n_hc) {
+            if (n_hc == cap) {
+                cap = cap ? cap * 2 : 16;
+                host_count *p = realloc(hc, cap * sizeof *p);
+                if (!p)
+                    break;
+                hc = p;
+            }
+            hc[n_hc++] = (host_count){h, 0};
+        }
+        hc[k].n++;
+    }
+    size_t top = 0;
+    uint32_t second = 0;
+    for (size_t k = 1; k < n_hc; k++)
+        if (hc[k].n > hc[top].n)
+            top = k;
+    for (size_t k = 0; k < n_hc; k++)
+        if (k != top && hc[k].n > second)
+            second = hc[k].n;
+    if (n_hc && hc[top].n >= FABRIC_MIN && hc[top].n >= 2 * second) {
+        d->owner = CP_OWNER_INFRASTRUCTURE;
+        cp_diag_note(d, "%u fabric errors came from %s against at most %u from any other host: the fault points at "
+                        "%s's network link (confidence %d%%).",
+                     hc[top].n, hc[top].host, second, hc[top].host, d->confidence);
+    }
+    free(hc);
 }
 
 /* ---- hangs: only consequences were printed -------------------------------- */
@@ -304,10 +458,16 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     }
 }
 
-static int choose_hang_rank(cp_diagnosis *d, const hang_facts *h, int64_t low, int64_t high, bool save_unattr)
+static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_facts *h, int64_t low, int64_t high,
+                            bool save_unattr)
 {
     if (h->culprit >= 0) {
-        cp_diag_note(d, "PyTorch's desync report names rank %d as the rank that never joined the collective.", h->culprit);
+        const char *how = cp_suspect_named_how(inc, h->culprit);
+        if (how)
+            cp_diag_note(d, "Flight Recorder: %s.", how);
+        else
+            cp_diag_note(d, "PyTorch's desync report names rank %d as the rank that never joined the collective.",
+                         h->culprit);
         d->confidence = 85;
         return h->culprit;
     }
@@ -357,6 +517,53 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
         d->phase = r->phase;
 }
 
+/* A run that just ended (cancelled, out of wall time, or no error at all)
+ * with one rank clearly behind the others: a hang that no watchdog
+ * reported. Where the rank was comes from its last phase line or a stack
+ * dump of it (py-spy). */
+static void verdict_from_stall(cp_diagnosis *d, const cp_incident *inc, const cp_stall *st)
+{
+    d->failed = true;
+    d->hang = true;
+    d->first_rank = st->rank;
+    d->owner = CP_OWNER_UNKNOWN;
+    d->phase = CP_PHASE_UNKNOWN;
+    d->confidence = 60;
+    if (st->step_behind)
+        cp_diag_note(d, "No rank reported an error, but rank %d's last logged step is %lld while every other rank "
+                        "reached %lld: it stopped first and the others waited for it.",
+                     st->rank, (long long)st->its_step, (long long)st->others_step);
+    else
+        cp_diag_note(d, "No rank reported an error, but rank %d's last line is %lld minutes older than any other "
+                        "rank's: it stopped first and the others waited for it.",
+                     st->rank, (long long)(st->gap_ms / 60000));
+    const cp_writer *w = st->phase_writer >= 0 ? &inc->writers[st->phase_writer] : NULL;
+    bool saving = w && w->phase == CP_PHASE_CHECKPOINT_SAVE && w->phase_state != CP_STATE_END;
+    conclude(d, inc, saving ? "engine.checkpoint_stall" : "engine.progress_stall");
+    if (d->kind == CP_KIND_NONE)
+        d->kind = saving ? CP_KIND_CHECKPOINT_HANG : CP_KIND_NCCL_TIMEOUT;
+    if (w && w->phase != CP_PHASE_NONE) {
+        d->phase = w->phase;
+        if (w->phase_text)
+            cp_diag_note(d, "Rank %d's last phase line%s: %s", st->rank,
+                         w->phase_state == CP_STATE_END ? "" : " (it never logged the end)", w->phase_text);
+    }
+    if (!d->signature && w && w->phase_text)
+        d->signature = cp_strdup(w->phase_text);
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].rank == st->rank && inc->writers[i].id.host[0])
+            snprintf(d->host, sizeof d->host, "%s", inc->writers[i].id.host);
+    const cp_event *stack = cp_stack_of_rank(inc, st->rank);
+    if (stack) {
+        cp_phase p = phase_from_frames(inc, stack);
+        if (p != CP_PHASE_NONE)
+            d->phase = p;
+        d->owner = owner_from_frames(stack);
+        add_evidence(d, inc, stack);
+        cp_diag_note(d, "A stack dump shows where the stuck rank was.");
+    }
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -383,6 +590,13 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
                             "that printed none, so it is the peer that left.", quiet);
             return;
         }
+        cp_stall st;
+        if (r->kind == CP_KIND_UNKNOWN && cp_suspect_stalled(inc, &st)) {
+            /* the scheduler ended a run that had already stopped */
+            d->kind = CP_KIND_NONE;
+            verdict_from_stall(d, inc, &st);
+            return;
+        }
         d->first_rank = event_rank(inc, first);
         if (d->first_rank < 0)
             d->first_rank = cp_single_known_rank(inc);
@@ -390,7 +604,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         set_host(d, inc, first);
         return;
     }
-    d->first_rank = choose_hang_rank(d, &h, low, high, save_unattr);
+    d->first_rank = choose_hang_rank(d, inc, &h, low, high, save_unattr);
     if ((h.saving >= 0 || h.save_near) && (d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE)) {
         conclude(d, inc, "engine.checkpoint_stall");
         cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
@@ -621,16 +835,28 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
         const cp_event *root = &inc->events[ri];
         verdict_from_root(d, inc, root);
         int hw = hardware_behind(inc, root);
+        const cp_event *app = hw < 0 ? app_xid_behind(inc, root) : NULL;
         if (hw >= 0)
             apply_hardware(d, inc, root, &inc->events[hw]);
+        else if (rule_of(inc, root)->kind == CP_KIND_GPU_HARDWARE)
+            note_hardware_root(d, inc, root);
+        else if (app)
+            note_app_xid(d, inc, root, app);
+        if (d->kind == CP_KIND_NCCL_COMM_ERROR)
+            fabric_concentration(d, inc);
         add_corroboration(d, inc, root);
     } else if (cascade) {
         verdict_from_cascades(d, inc, cascade);
+    } else {
+        cp_stall st;
+        if (cp_suspect_stalled(inc, &st))
+            verdict_from_stall(d, inc, &st);
     }
     if (d->failed) {
         rank_rows(d, inc);
         launcher_claim(d, inc);
     }
+    cp_drain_build(d, inc);
     confidence_reason(d);
     copy_warnings(d, inc);
     return 0;

@@ -103,6 +103,10 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
         return set_text(&r->means, val);
     if (strcmp(key, "action") == 0)
         return set_text(&r->action, val);
+    if (strcmp(key, "keep") == 0) {
+        r->keep = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        return 0;
+    }
     if (strcmp(key, "nocase") == 0) {
         r->nocase = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
         return 0;
@@ -138,6 +142,24 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
             r->state = CP_STATE_END;
         else
             return fail(c, file, line, "state must be begin or end, not '%s'", val);
+        return 0;
+    }
+    if (strcmp(key, "drain") == 0) {
+        if (strcmp(val, "gpu") == 0)
+            r->drain = CP_DRAIN_GPU;
+        else if (strcmp(val, "node") == 0 || strcmp(val, "yes") == 0)
+            r->drain = CP_DRAIN_NODE;
+        else if (strcmp(val, "no") == 0)
+            r->drain = CP_DRAIN_NONE;
+        else
+            return fail(c, file, line, "drain must be gpu, node or no, not '%s'", val);
+        return 0;
+    }
+    if (strcmp(key, "drain_after") == 0) {
+        int64_t n;
+        if (!cp_parse_i64(val, &n) || n < 1 || n > 1000000)
+            return fail(c, file, line, "drain_after must be 1-1000000, not '%s'", val);
+        r->drain_after = (int)n;
         return 0;
     }
     if (strcmp(key, "weight") == 0) {
@@ -209,6 +231,7 @@ static int start_rule(cp_catalog *c, cp_rule *r, const char *file, int line, cha
         return fail(c, file, line, "bad rule id '%s'", id);
     memset(r, 0, sizeof *r);
     r->weight = 50;
+    r->drain_after = 1;
     r->line = line;
     r->id = cp_strdup(id);
     r->file = cp_strdup(file);

@@ -13,6 +13,10 @@
 
 typedef enum cp_phase_state { CP_STATE_NONE = 0, CP_STATE_BEGIN, CP_STATE_END } cp_phase_state;
 
+/* What a rule's line says about the machine it came from (rules key
+ * `drain`): nothing, a GPU to take out of service, or the whole node. */
+typedef enum cp_drain { CP_DRAIN_NONE = 0, CP_DRAIN_GPU, CP_DRAIN_NODE } cp_drain;
+
 typedef struct cp_rule {
     char *id;
     char **match;        /* vectorscan expressions */
@@ -28,6 +32,9 @@ typedef struct cp_rule {
     cp_phase phase;
     cp_phase_state state;
     int weight;
+    cp_drain drain;
+    int drain_after;     /* lines of this rule on one host before it drains (1) */
+    bool keep;           /* a context line kept as an event for the analysis */
     char *title, *means, *action;
     char *file;          /* where it was defined */
     int line;

@@ -5,6 +5,7 @@
  */
 #include "culprit/culprit.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,16 @@
 
 #include "analyze.h"
 #include "catalog.h"
+#include "ckpt.h"
 #include "config.h"
+#include "facts.h"
+#include "frdump.h"
 #include "incident.h"
 #include "matcher.h"
+#include "pipeline.h"
 #include "reader.h"
+#include "summary.h"
+#include "redact.h"
 #include "render.h"
 #include "util/strutil.h"
 
@@ -24,6 +31,8 @@ struct culprit_ctx {
     cp_matcher *matcher;
     culprit_warn_fn warn;
     void *warn_user;
+    culprit_progress_fn progress;
+    void *progress_user;
     size_t max_line;
     char error[1024];
 };
@@ -69,6 +78,12 @@ void culprit_ctx_set_warn(culprit_ctx *ctx, culprit_warn_fn fn, void *user)
 {
     ctx->warn = fn;
     ctx->warn_user = user;
+}
+
+void culprit_ctx_set_progress(culprit_ctx *ctx, culprit_progress_fn fn, void *user)
+{
+    ctx->progress = fn;
+    ctx->progress_user = user;
 }
 
 void culprit_ctx_set_max_line(culprit_ctx *ctx, size_t bytes)
@@ -130,40 +145,194 @@ const char *culprit_version(void)
 
 /* ---- diagnose ------------------------------------------------------------- */
 
+/* The reader's callbacks go through the pipeline (pipeline.h), which runs
+ * the per-line work on a second thread once the input is large enough. */
 typedef struct scan_ctx {
     culprit_ctx *ctx;
-    cp_incident *inc;
+    cp_pipeline *pipe;
+    cp_frset *fr;       /* Flight Recorder dumps, analysed after the logs */
     int failed;
 } scan_ctx;
 
 static int on_begin(void *user, const cp_stream_info *info)
 {
     scan_ctx *s = user;
-    return cp_incident_begin_stream(s->inc, info->path) != 0;
+    if (cp_pipeline_begin(s->pipe, info->path) != 0)
+        s->failed = 1;
+    return s->failed;
 }
 
 static int on_chunk(void *user, const char *data, size_t len, uint64_t first_line)
 {
     scan_ctx *s = user;
-    if (cp_incident_feed(s->inc, data, len, first_line) != 0) {
+    if (cp_pipeline_chunk(s->pipe, data, len, first_line) != 0)
         s->failed = 1;
-        return 1;
-    }
-    return 0;
+    return s->failed;
 }
 
 static void on_end(void *user, const cp_stream_info *info)
 {
     (void)info;
-    cp_incident_end_stream(((scan_ctx *)user)->inc);
+    scan_ctx *s = user;
+    if (cp_pipeline_end(s->pipe) != 0)
+        s->failed = 1;
 }
 
 static void on_warn(void *user, const char *path, const char *message)
 {
     scan_ctx *s = user;
-    cp_incident_warn(s->inc, path, message);
+    if (cp_pipeline_warn(s->pipe, path, message) != 0)
+        s->failed = 1;
     if (s->ctx->warn)
         s->ctx->warn(s->ctx->warn_user, path, message);
+}
+
+static int on_special(void *user, const char *path, const unsigned char *head, size_t len)
+{
+    (void)path;
+    return ((scan_ctx *)user)->fr && cp_fr_sniff(head, len);
+}
+
+static void on_whole(void *user, const char *path, const unsigned char *data, size_t len, int cut)
+{
+    scan_ctx *s = user;
+    char err[256];
+    if (cut)
+        on_warn(user, path, "Flight Recorder dump larger than 256 MiB, read in part");
+    if (cp_frset_add(s->fr, path, data, len, err, sizeof err) != 0)
+        on_warn(user, path, err);
+}
+
+/* The dumps' findings join the incident as one more stream of lines, which
+ * rules/80-flight-recorder.rules turns into events. */
+static int add_flight_recorder(cp_incident *inc, const cp_frset *fr)
+{
+    if (!fr || !cp_frset_count(fr))
+        return 0;
+    int world = 0;
+    char *text = cp_frset_findings(fr, &world);
+    if (!text)
+        return -1;
+    if (world > inc->world_size)
+        inc->world_size = world;
+    int rc = 0;
+    if (text[0]) {
+        rc = cp_incident_begin_stream(inc, "flight-recorder-findings");
+        if (rc == 0) {
+            rc = cp_incident_feed(inc, text, strlen(text), 1);
+            cp_incident_end_stream(inc);
+        }
+    }
+    free(text);
+    return rc;
+}
+
+static void on_progress(void *user, uint64_t bytes)
+{
+    culprit_ctx *ctx = user;
+    ctx->progress(ctx->progress_user, bytes);
+}
+
+/* Reads `paths` into `inc`, which the caller has initialised. Returns the
+ * reader's count of streams with text (negative: none readable), or
+ * INT_MIN with the error set when the scan itself failed. */
+enum { SCAN_CHUNK = 4 << 20 };
+
+static int scan_paths(culprit_ctx *ctx, cp_incident *inc, const char *const *paths, size_t n_paths)
+{
+    cp_reader_opts ro;
+    cp_reader_opts_default(&ro);
+    /* Larger chunks than the reader's default: per chunk, each writer's
+     * last progress line is parsed once (events.c), which with thousands
+     * of ranks is most of the lines of a 1 MiB chunk. */
+    ro.chunk_size = SCAN_CHUNK;
+    if (ctx->max_line)
+        ro.max_line = ctx->max_line;
+    cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, on_special, on_whole};
+    scan_ctx s = {ctx, NULL, cp_frset_new(), 0};
+    if (cp_pipeline_new(&s.pipe, inc, ctx->matcher) != 0) {
+        set_error(ctx, CULPRIT_ERR_NOMEM, "out of memory");
+        return INT_MIN;
+    }
+    if (ctx->progress)
+        cp_pipeline_set_progress(s.pipe, on_progress, ctx);
+    int n = cp_reader_run(paths, n_paths, &ro, &cb, &s);
+    if (cp_pipeline_finish(s.pipe) != 0)
+        s.failed = 1;
+    cp_pipeline_free(s.pipe);
+    if (!s.failed && add_flight_recorder(inc, s.fr) != 0)
+        s.failed = 1;
+    cp_frset_free(s.fr);
+    if (s.failed) {
+        set_error(ctx, CULPRIT_ERR_INTERNAL, "scanning failed");
+        return INT_MIN;
+    }
+    return n;
+}
+
+/* The step of a checkpoint save that began and never ended: named by the
+ * save line itself (global_step600, iteration 600), else by the failure's
+ * key line or evidence; -1 when nothing names it. */
+static int64_t saving_step(const cp_incident *inc, const cp_diagnosis *d)
+{
+    int64_t step = -1;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->phase == CP_PHASE_CHECKPOINT_SAVE && w->phase_state != CP_STATE_END) {
+            int64_t s = cp_ckpt_step_in_text(w->phase_text);
+            step = s > step ? s : step;
+        }
+    }
+    if (step < 0)
+        step = cp_ckpt_step_in_text(d->signature);
+    for (size_t i = 0; step < 0 && i < d->n_evidence; i++)
+        step = cp_ckpt_step_in_text(d->evidence[i].text);
+    return step;
+}
+
+/* Every path in order: node summaries (summary.h) merge into `inc`, runs
+ * of other paths are read. Returns as scan_paths. */
+static int gather(culprit_ctx *ctx, cp_incident *inc, const char *const *paths, size_t n_paths)
+{
+    int total = -1;
+    for (size_t i = 0; i < n_paths;) {
+        if (strcmp(paths[i], "-") != 0 && cp_summary_detect(paths[i])) {
+            if (cp_summary_merge(inc, paths[i], ctx->error, sizeof ctx->error) != 0)
+                return INT_MIN;
+            total = total < 0 ? 1 : total + 1;
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < n_paths && (strcmp(paths[j], "-") == 0 || !cp_summary_detect(paths[j])))
+            j++;
+        int n = scan_paths(ctx, inc, paths + i, j - i);
+        if (n == INT_MIN)
+            return n;
+        if (n >= 0)
+            total = total < 0 ? n : total + n;
+        i = j;
+    }
+    return total;
+}
+
+int culprit_scan_summary(culprit_ctx *ctx, const char *const *paths, size_t n_paths, FILE *out)
+{
+    int rc = culprit_ctx_compile(ctx);
+    if (rc != CULPRIT_OK)
+        return rc;
+    cp_incident inc;
+    if (cp_incident_init(&inc, &ctx->catalog, ctx->matcher) != 0)
+        return set_error(ctx, CULPRIT_ERR_NOMEM, "out of memory");
+    int n = gather(ctx, &inc, paths, n_paths);
+    if (n == INT_MIN)
+        rc = ctx->error[0] ? CULPRIT_ERR_INPUT : CULPRIT_ERR_INTERNAL;
+    else if (n < 0)
+        rc = set_error(ctx, CULPRIT_ERR_INPUT, "none of the inputs could be read");
+    else if (cp_summary_write(&inc, out) != 0)
+        rc = set_error(ctx, CULPRIT_ERR_INTERNAL, "cannot write the summary");
+    cp_incident_free(&inc);
+    return rc;
 }
 
 int culprit_diagnose(culprit_diagnosis **out, culprit_ctx *ctx, const char *const *paths, size_t n_paths)
@@ -175,22 +344,18 @@ int culprit_diagnose(culprit_diagnosis **out, culprit_ctx *ctx, const char *cons
     cp_incident inc;
     if (cp_incident_init(&inc, &ctx->catalog, ctx->matcher) != 0)
         return set_error(ctx, CULPRIT_ERR_NOMEM, "out of memory");
-    cp_reader_opts ro;
-    cp_reader_opts_default(&ro);
-    if (ctx->max_line)
-        ro.max_line = ctx->max_line;
-    cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn};
-    scan_ctx s = {ctx, &inc, 0};
-    int n = cp_reader_run(paths, n_paths, &ro, &cb, &s);
+    ctx->error[0] = '\0';
+    int n = gather(ctx, &inc, paths, n_paths);
     culprit_diagnosis *d = calloc(1, sizeof *d);
     if (!d) {
         rc = set_error(ctx, CULPRIT_ERR_NOMEM, "out of memory");
-    } else if (s.failed) {
-        rc = set_error(ctx, CULPRIT_ERR_INTERNAL, "scanning failed");
+    } else if (n == INT_MIN) {
+        rc = CULPRIT_ERR_INPUT;
     } else if (n < 0) {
         rc = set_error(ctx, CULPRIT_ERR_INPUT, "none of the inputs could be read");
     } else {
         rc = cp_analyze(&d->d, &inc) == 0 ? CULPRIT_OK : set_error(ctx, CULPRIT_ERR_NOMEM, "out of memory");
+        d->d.saving_step = saving_step(&inc, &d->d);
     }
     cp_incident_free(&inc);
     if (rc != CULPRIT_OK) {
@@ -219,14 +384,84 @@ size_t culprit_diagnosis_files(const culprit_diagnosis *d)
     return d->d.n_files;
 }
 
+/* Renderers only ever see the redacted copy: a new format cannot forget. */
 int culprit_render(const culprit_diagnosis *d, FILE *out, const culprit_render_opts *opts)
 {
     cp_render_opts ro = {opts->color, opts->max_evidence};
+    unsigned flags = (opts->no_redact ? 0u : CP_REDACT_SECRETS) | (opts->anonymize ? CP_REDACT_ANONYMIZE : 0u);
+    cp_diagnosis red, src = d->d;
+    src.ckpt = NULL; /* borrowed by the copy below, never owned by it */
+    if (cp_redact_diagnosis(&red, &src, flags) != 0)
+        return CULPRIT_ERR_NOMEM;
+    red.ckpt = d->d.ckpt;
+    int rc;
     switch (opts->format) {
-    case CULPRIT_JSON: return cp_render_json(&d->d, out, &ro);
-    case CULPRIT_MARKDOWN: return cp_render_markdown(&d->d, out, &ro);
-    default: return cp_render_text(&d->d, out, &ro);
+    case CULPRIT_JSON: rc = cp_render_json(&red, out, &ro); break;
+    case CULPRIT_MARKDOWN: rc = cp_render_markdown(&red, out, &ro); break;
+    default: rc = cp_render_text(&red, out, &ro); break;
     }
+    red.ckpt = NULL;
+    cp_redacted_free(&red);
+    return rc;
+}
+
+/* ---- checkpoints ------------------------------------------------------------ */
+
+int culprit_ckpt_inspect(culprit_ckpt_report **out, culprit_ctx *ctx, const char *dir)
+{
+    char err[512] = "";
+    if (cp_ckpt_inspect(dir, out, err, sizeof err) != 0)
+        return set_error(ctx, strstr(err, "out of memory") ? CULPRIT_ERR_NOMEM : CULPRIT_ERR_INPUT, "%s", err);
+    return CULPRIT_OK;
+}
+
+void culprit_ckpt_free(culprit_ckpt_report *r)
+{
+    cp_ckpt_report_free(r);
+}
+
+size_t culprit_ckpt_count(const culprit_ckpt_report *r)
+{
+    return r->n_entries;
+}
+
+int culprit_ckpt_status(const culprit_ckpt_report *r)
+{
+    return cp_ckpt_status(r);
+}
+
+int culprit_ckpt_render(const culprit_ckpt_report *r, FILE *out, const culprit_render_opts *opts)
+{
+    if (opts->format == CULPRIT_JSON) {
+        json_t *o = cp_ckpt_json(r);
+        int rc = o ? json_dumpf(o, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : -1;
+        fputc('\n', out);
+        json_decref(o);
+        return rc == 0 ? CULPRIT_OK : CULPRIT_ERR_NOMEM;
+    }
+    bool md = opts->format == CULPRIT_MARKDOWN;
+    fprintf(out, md ? "### culprit: checkpoints in `%s`\n\n" : "culprit: checkpoints in %s\n", r->dir);
+    cp_ckpt_print(r, out, md, false);
+    return ferror(out) ? CULPRIT_ERR_INTERNAL : CULPRIT_OK;
+}
+
+int culprit_diagnose_ckpt(culprit_diagnosis *d, culprit_ctx *ctx, const char *dir)
+{
+    cp_ckpt_opts o = {d->d.world_size, -1};
+    bool saving = d->d.failed && d->d.phase == CP_PHASE_CHECKPOINT_SAVE;
+    char err[512] = "";
+    cp_ckpt_report *r = NULL;
+    if (cp_ckpt_inspect_opts(dir, &o, &r, err, sizeof err) != 0)
+        return set_error(ctx, strstr(err, "out of memory") ? CULPRIT_ERR_NOMEM : CULPRIT_ERR_INPUT, "%s", err);
+    if (saving && d->d.saving_step >= 0 && !cp_ckpt_mark_saving(r, d->d.saving_step))
+        cp_diag_note(&d->d, "The run failed while saving step %lld; %s holds no checkpoint of that step.",
+                     (long long)d->d.saving_step, dir);
+    else if (saving && d->d.saving_step < 0)
+        cp_diag_note(&d->d, "The run failed while saving a checkpoint, but no line names its step: check the newest "
+                     "checkpoint in %s by hand.", dir);
+    cp_ckpt_report_free(d->d.ckpt);
+    d->d.ckpt = r;
+    return CULPRIT_OK;
 }
 
 /* ---- explain and rules ----------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt.h"
 #include "facts.h"
 #include "util/timeutil.h"
 
@@ -67,5 +68,12 @@ void cp_diagnosis_free(cp_diagnosis *d)
     for (size_t i = 0; i < d->n_warnings; i++)
         free(d->warnings[i]);
     free(d->warnings);
+    cp_ckpt_report_free(d->ckpt);
+    for (size_t i = 0; i < d->n_drain; i++) {
+        free(d->drain[i].gpus);
+        free(d->drain[i].reason);
+        free(d->drain[i].command);
+    }
+    free(d->drain);
     memset(d, 0, sizeof *d);
 }

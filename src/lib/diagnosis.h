@@ -40,6 +40,25 @@ typedef struct cp_rank_row {
     int64_t last_step; /* -1 unknown */
 } cp_rank_row;
 
+/* A GPU the evidence says to take out of service. */
+typedef struct cp_drain_gpu {
+    char busid[24];    /* "0000:ba:00.0", "" unknown */
+    int index;         /* GPU index (nvidia-smi, NCCL cudaDev), -1 unknown */
+    int rank;          /* global rank that ran on it, -1 unknown */
+} cp_drain_gpu;
+
+/* One host of the drain list (drain.c): what to drain and why. */
+typedef struct cp_drain_host {
+    char host[CP_HOST_MAX]; /* "" unknown */
+    bool node;         /* evidence against the node itself, not only a GPU */
+    cp_drain_gpu *gpus;
+    size_t n_gpus;
+    char *reason;      /* "Xid 79 on 0000:ba:00 (rank 14)" */
+    char *command;     /* the Slurm command to print; NULL when the host is unknown */
+} cp_drain_host;
+
+/* Reports print a redacted copy (redact.c): a new string field here must
+ * be added to cp_redact_diagnosis as well. */
 typedef struct cp_diagnosis {
     bool failed;       /* a failure was found */
     bool hang;
@@ -61,6 +80,10 @@ typedef struct cp_diagnosis {
     size_t n_ranks;
     char **warnings;   /* problems with the inputs */
     size_t n_warnings;
+    cp_drain_host *drain; /* hosts the hardware evidence says to drain */
+    size_t n_drain;
+    struct culprit_ckpt_report *ckpt; /* the checkpoint folder's report (ckpt.h), or NULL */
+    int64_t saving_step; /* the step a save that never ended was writing; -1 unknown */
     int world_size;    /* 0 unknown */
     size_t n_files;
     uint64_t bytes, lines, n_events;

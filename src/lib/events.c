@@ -69,6 +69,7 @@ typedef struct stream_scan {
     bool table_open;
     uint64_t table_until;
     bool root_cause_section;
+    char section_busid[CP_CAPTURE_VALUE]; /* the GPU block being read (nvidia-smi) */
     cp_hit_list hits;
     int untimed_open;         /* open blocks still waiting for a time after them */
     int *pending;             /* writers with a progress line in this chunk */
@@ -445,6 +446,10 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
             li->is_context = true;
             if (r->weight > context_weight)
                 context_weight = r->weight;
+            /* evidence the analysis weighs (an application Xid) or that
+             * drains a machine is kept as an event of its own */
+            if ((r->keep || r->drain != CP_DRAIN_NONE) && li->n_err < 8)
+                li->err_rules[li->n_err++] = ri;
             break;
         case CP_ROLE_PHASE:
             if (li->phase_rule == UINT32_MAX || r->weight > cat->rules[li->phase_rule].weight)
@@ -499,6 +504,30 @@ static void attribute(stream_scan *st, line_info *li)
         o.level = level;
     }
     li->origin = o;
+}
+
+/* nvidia-smi names a GPU's bus id once, at the head of the lines about it
+ * ("GPU 00000000:BA:00.0" in -q output, the first line of a table row):
+ * a rule captures it as `section_busid`, and later lines that capture
+ * `smi_field` (a field of that block) take it as their `busid`. */
+static void section_busid(stream_scan *st, line_info *li)
+{
+    const char *s = cp_captures_get(&li->caps, "section_busid");
+    if (s) {
+        snprintf(st->section_busid, sizeof st->section_busid, "%s", s);
+        if (!cp_captures_get(&li->caps, "busid") && li->caps.n < CP_CAPTURE_MAX) {
+            cp_capture *c = &li->caps.v[li->caps.n++];
+            snprintf(c->name, sizeof c->name, "busid");
+            snprintf(c->value, sizeof c->value, "%s", st->section_busid);
+        }
+        return;
+    }
+    if (!st->section_busid[0] || !cp_captures_get(&li->caps, "smi_field") ||
+        cp_captures_get(&li->caps, "busid") || li->caps.n >= CP_CAPTURE_MAX)
+        return;
+    cp_capture *c = &li->caps.v[li->caps.n++];
+    snprintf(c->name, sizeof c->name, "busid");
+    snprintf(c->value, sizeof c->value, "%s", st->section_busid);
 }
 
 static void note_time(cp_incident *inc, stream_scan *st, const cp_time *t)
@@ -589,6 +618,15 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int 
         id.pid = li->origin.pid;
         snprintf(id.host, sizeof id.host, "%s", li->origin.host);
         snprintf(id.busid, sizeof id.busid, "%s", cp_captures_get(c, "busid") ? cp_captures_get(c, "busid") : "");
+        cp_ident_add(inc, &id);
+    } else if (cp_captures_get(c, "gpu_index") && cp_captures_get(c, "busid")) {
+        /* a GPU's index and bus id (nvidia-smi), tied to no rank */
+        cp_ident id;
+        memset(&id, 0, sizeof id);
+        id.rank = id.local_rank = id.pid = -1;
+        id.cuda_dev = cap_int(c, "gpu_index", -1);
+        snprintf(id.host, sizeof id.host, "%s", li->origin.host);
+        snprintf(id.busid, sizeof id.busid, "%s", cp_captures_get(c, "busid"));
         cp_ident_add(inc, &id);
     }
     if (cp_captures_get(c, "table_rank") || cp_captures_get(c, "table_host") ||
@@ -732,8 +770,10 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     bool in_event = li.is_frame || li.is_traceback || li.n_err > 0;
     li.progress_only = li.is_progress && !in_event && !li.is_identity && !li.is_context &&
                        li.phase_rule == UINT32_MAX;
-    if (!li.progress_only)
+    if (!li.progress_only) {
         capture_all(inc, h, &li);
+        section_busid(st, &li);
+    }
     attribute(st, &li);
     li.has_own_time = li.origin.time.kind != CP_TS_NONE;
     note_time(inc, st, &li.origin.time);
@@ -765,14 +805,21 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
 int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line)
 {
     stream_scan *st = inc->scan;
-    inc->bytes += len;
     if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0)
         return -1;
+    return cp_incident_feed_hits(inc, data, len, first_line, &st->hits);
+}
+
+int cp_incident_feed_hits(cp_incident *inc, const char *data, size_t len, uint64_t first_line,
+                          const cp_hit_list *hits)
+{
+    stream_scan *st = inc->scan;
+    inc->bytes += len;
     /* Line numbers: count newlines between hits (memchr is fast). */
     uint64_t line_no = first_line;
     size_t pos = 0;
-    for (size_t i = 0; i < st->hits.n; i++) {
-        const cp_line_hits *h = &st->hits.lines[i];
+    for (size_t i = 0; i < hits->n; i++) {
+        const cp_line_hits *h = &hits->lines[i];
         for (const char *p = data + pos; (p = memchr(p, '\n', (size_t)(data + h->start - p))) != NULL; p++)
             line_no++;
         pos = h->start;

@@ -59,17 +59,32 @@ static inline bool timed(const cp_time *t)
 }
 
 /* timeline.c: glog/syslog times get the incident's year; boot-relative
- * kernel times, which cannot be placed on the wall clock, drop out of
- * ordering. */
+ * kernel times go on the wall clock when their host's boot time can be
+ * learnt (a line with both clocks, or one message in both forms), and
+ * drop out of ordering otherwise. */
 void cp_timeline_normalize(cp_incident *inc);
 
 /* suspects.c: each returns a rank, or -1 when the evidence is absent or
  * not unique. */
 int cp_suspect_named(const cp_incident *inc);
+/* The `how` capture of the strongest report naming `rank` (a Flight
+ * Recorder finding says how it knows), or NULL. */
+const char *cp_suspect_named_how(const cp_incident *inc, int rank);
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high);
 int cp_suspect_saving(const cp_incident *inc, bool *unattributed);
 int cp_suspect_silent(const cp_incident *inc, bool count_table);
 int cp_suspect_least_progress(const cp_incident *inc);
+/* A rank clearly behind the others in a run that ended without a timeout:
+ * its last step is below the step all (at least two) other ranks agree
+ * on, or its last line is CP_STALL_MS older than every other rank's. */
+enum { CP_STALL_MS = 5 * 60 * 1000 };
+typedef struct cp_stall {
+    int rank;
+    bool step_behind;          /* else: by time */
+    int64_t its_step, others_step, gap_ms;
+    int phase_writer;          /* the writer holding its latest phase line, -1 */
+} cp_stall;
+bool cp_suspect_stalled(const cp_incident *inc, cp_stall *out);
 bool cp_save_before_stall(const cp_incident *inc);
 int cp_ranks_extent(const cp_incident *inc);
 int cp_single_known_rank(const cp_incident *inc);
@@ -78,6 +93,9 @@ const cp_event *cp_stack_of_rank(const cp_incident *inc, int rank);
 /* Give events without a rank the rank of the process they are about, or of
  * the same error copied into the launcher's failure table. */
 void cp_ranks_from_subjects(cp_incident *inc);
+/* A PCI bus id in any of the kernel's, nvidia-smi's or NCCL's spellings
+ * ("0000:9a:00", "00000000:9A:00.0", "9a000") as "9a:00" (bus:device). */
+bool cp_busid_norm(const char *s, char out[8]);
 void cp_ranks_from_table_copies(cp_incident *inc);
 
 /* diagnosis.c */

@@ -144,11 +144,18 @@ void cp_incident_free(cp_incident *inc);
 /* Streams are fed one at a time, in chunks of whole lines. */
 int cp_incident_begin_stream(cp_incident *inc, const char *path);
 int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line);
+/* The same, with the chunk already scanned by cp_matcher_scan (possibly on
+ * another thread: see pipeline.h). */
+int cp_incident_feed_hits(cp_incident *inc, const char *data, size_t len, uint64_t first_line,
+                          const cp_hit_list *hits);
 void cp_incident_end_stream(cp_incident *inc);
 void cp_incident_warn(cp_incident *inc, const char *path, const char *message);
 
 /* ranks.c: writers and identity. */
 int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream);
+/* A writer from another incident (its stream already remapped): merged
+ * into the one with the same key, or appended. Returns its index or -1. */
+int cp_writer_adopt(cp_incident *inc, const cp_writer *w);
 int cp_ident_add(cp_incident *inc, const cp_ident *id);
 int cp_table_add(cp_incident *inc, const cp_table_entry *e);
 /* Resolves every writer's global rank from the facts collected. */

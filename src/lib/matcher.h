@@ -48,7 +48,10 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
 void cp_matcher_free(cp_matcher *m);
 
 /* Scans `len` bytes of whole lines; fills `hits` (cleared first) with one
- * entry per line that any rule hit, in line order. Returns 0 or -1. */
+ * entry per line that any rule hit, in line order. Returns 0 or -1.
+ * It touches only the vectorscan scratch and its hit buffer, so one thread
+ * may scan while another calls cp_matcher_captures / cp_matcher_if_frame
+ * (which touch only PCRE2 state); two scans at once may not (pipeline.c). */
 int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hits);
 
 /* Named captures of a rule's expressions on a line (all its expressions

@@ -167,6 +167,65 @@ int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
     return wi;
 }
 
+/* Files a writer scanned elsewhere (a node summary, summary.c) under its
+ * key, as the scan would have had it seen the lines here: a new writer is
+ * appended; an existing one learns the fields it lacks and takes the later
+ * state (progress, phase, last time) of `w`, whose lines came after its own. */
+int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
+{
+    windex *ix = inc->writer_index;
+    if (!ix) {
+        if (!(ix = calloc(1, sizeof *ix)))
+            return -1;
+        inc->writer_index = ix;
+    }
+    if ((ix->used + 1) * 2 > ix->cap && index_grow(ix, inc->writers) != 0)
+        return -1;
+    bool keyed_host = (w->key_kind == 'l' || w->key_kind == 'p') && host_hash(w->id.host) == w->key_host;
+    wkey key = {w->key_kind, w->key_value, keyed_host ? w->id.host : ""};
+    uint64_t h = key_hash(&key);
+    size_t j = h & (ix->cap - 1);
+    for (; ix->slots[j].writer >= 0; j = (j + 1) & (ix->cap - 1)) {
+        cp_writer *x = &inc->writers[ix->slots[j].writer];
+        if (ix->slots[j].hash != h || x->key_kind != w->key_kind || x->key_value != w->key_value ||
+            x->key_host != w->key_host)
+            continue;
+        writer_learn(x, &w->id);
+        if (x->first_time.kind == CP_TS_NONE)
+            x->first_time = w->first_time;
+        if (w->last_time.kind != CP_TS_NONE)
+            x->last_time = w->last_time;
+        if (w->last_step >= 0 && w->last_step >= x->last_step) {
+            x->last_step = w->last_step;
+            x->last_step_time = w->last_step_time;
+        }
+        if (w->phase_line > 0) {
+            free(x->phase_text);
+            x->phase = w->phase;
+            x->phase_state = w->phase_state;
+            x->phase_time = w->phase_time;
+            x->phase_stream = w->phase_stream;
+            x->phase_line = w->phase_line;
+            x->phase_text = w->phase_text ? strdup(w->phase_text) : NULL;
+        }
+        x->n_hits += w->n_hits;
+        x->n_events += w->n_events;
+        return ix->slots[j].writer;
+    }
+    int wi = writer_new(inc, &w->id, w->stream);
+    if (wi < 0)
+        return -1;
+    cp_writer *x = &inc->writers[wi];
+    *x = *w;
+    x->phase_text = w->phase_text ? strdup(w->phase_text) : NULL;
+    x->pending = NULL;
+    x->rank = -1;
+    ix->slots[j].hash = h;
+    ix->slots[j].writer = wi;
+    ix->used++;
+    return wi;
+}
+
 static void *grow_array(void *p, size_t *cap, size_t n, size_t elem)
 {
     if (n < *cap)
@@ -185,7 +244,7 @@ int cp_ident_add(cp_incident *inc, const cp_ident *id)
     for (size_t i = 0; i < inc->n_idents; i++) {
         const cp_ident *x = &inc->idents[i];
         if (x->rank == id->rank && x->nranks == id->nranks && x->pid == id->pid &&
-            x->local_rank == id->local_rank && strcmp(x->host, id->host) == 0)
+            x->local_rank == id->local_rank && strcmp(x->host, id->host) == 0 && strcmp(x->busid, id->busid) == 0)
             return 0;
     }
     cp_ident *p = grow_array(inc->idents, &inc->cap_idents, inc->n_idents, sizeof *p);

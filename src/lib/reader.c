@@ -750,6 +750,39 @@ done:
 
 /* ---- streams ----------------------------------------------------------- */
 
+/* A stream another module takes whole; its first `len` bytes are in r->buf. */
+static void read_whole(run *r, source *src, const char *path, size_t len)
+{
+    size_t cap = len * 2 > CP_READER_MAX_WHOLE ? CP_READER_MAX_WHOLE : len * 2;
+    char *p = malloc(cap);
+    if (!p) {
+        warn(r, path, "out of memory, skipped");
+        return;
+    }
+    memcpy(p, r->buf, len);
+    for (;;) {
+        if (len == cap) {
+            if (cap == CP_READER_MAX_WHOLE)
+                break;
+            size_t ncap = cap * 2 > CP_READER_MAX_WHOLE ? CP_READER_MAX_WHOLE : cap * 2;
+            char *q = realloc(p, ncap);
+            if (!q)
+                break;
+            p = q;
+            cap = ncap;
+        }
+        size_t k = fill(src, p + len, cap - len);
+        len += k;
+        if (k == 0 || len < cap)
+            break;
+    }
+    char probe;
+    int cut = len == CP_READER_MAX_WHOLE && fill(src, &probe, 1) == 1;
+    r->cb->whole(r->user, path, (const unsigned char *)p, len, cut);
+    r->delivered++;
+    free(p);
+}
+
 /* One stream: a file, stdin, or an archive member at nesting `depth`. */
 static void read_stream(run *r, source *src, const char *path, int depth)
 {
@@ -758,6 +791,8 @@ static void read_stream(run *r, source *src, const char *path, int depth)
     if (len == 0) {
         if (!src->failed)
             warn(r, path, "empty file");
+    } else if (r->cb->special && r->cb->whole && r->cb->special(r->user, path, (const unsigned char *)r->buf, len)) {
+        read_whole(r, src, path, len);
     } else {
         switch (classify((const unsigned char *)r->buf, len)) {
         case K_ARCHIVE:

@@ -43,7 +43,17 @@ typedef struct cp_reader_cb {
     void (*end)(void *user, const cp_stream_info *info);
     /* Something about an input the user should know; `path` names it. */
     void (*warn)(void *user, const char *path, const char *message);
+    /* Optional: streams another module reads whole (Flight Recorder dumps,
+     * which are pickles or one JSON object, not lines). `special` sees the
+     * first bytes of every stream before they are judged text or binary;
+     * nonzero takes the stream: `whole` then gets all of it (at most
+     * CP_READER_MAX_WHOLE bytes; `cut` says more was left), and begin,
+     * chunk and end are not called for it. */
+    int (*special)(void *user, const char *path, const unsigned char *head, size_t head_len);
+    void (*whole)(void *user, const char *path, const unsigned char *data, size_t len, int cut);
 } cp_reader_cb;
+
+#define CP_READER_MAX_WHOLE ((size_t)256 << 20)
 
 /* Sets the defaults above. */
 void cp_reader_opts_default(cp_reader_opts *opts);

@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "ckpt.h"
 #include "config.h"
 #include "render.h"
 
@@ -21,6 +22,11 @@ static json_t *verdict(const cp_diagnosis *d)
     json_object_set_new(v, "owner", json_string(d->failed ? cp_owner_name(d->owner) : "unknown"));
     json_object_set_new(v, "phase", json_string(d->failed ? cp_phase_name(d->phase) : "unknown"));
     json_object_set_new(v, "hang", json_boolean(d->failed && d->hang));
+    /* only with --ckpt: without it the verdict keeps its five scored keys */
+    if (d->ckpt)
+        json_object_set_new(v, "resume", d->ckpt->newest_safe >= 0
+                                             ? json_string(d->ckpt->entries[d->ckpt->newest_safe].path)
+                                             : json_null());
     return v;
 }
 
@@ -79,6 +85,28 @@ static json_t *ranks(const cp_diagnosis *d)
     return a;
 }
 
+static json_t *drain(const cp_diagnosis *d)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < d->n_drain; i++) {
+        const cp_drain_host *h = &d->drain[i];
+        json_t *o = json_object(), *gpus = json_array();
+        for (size_t k = 0; k < h->n_gpus; k++) {
+            const cp_drain_gpu *g = &h->gpus[k];
+            json_array_append_new(gpus, json_pack("{s:o, s:o, s:o}", "busid", str_or_null(g->busid), "index",
+                                                  g->index >= 0 ? json_integer(g->index) : json_null(), "rank",
+                                                  g->rank >= 0 ? json_integer(g->rank) : json_null()));
+        }
+        json_object_set_new(o, "host", str_or_null(h->host));
+        json_object_set_new(o, "scope", json_string(h->node ? "node" : "gpu"));
+        json_object_set_new(o, "gpus", gpus);
+        json_object_set_new(o, "reason", str_or_null(h->reason));
+        json_object_set_new(o, "command", str_or_null(h->command));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 static json_t *inputs(const cp_diagnosis *d)
 {
     json_t *o = json_object();
@@ -104,6 +132,9 @@ int cp_render_json(const cp_diagnosis *d, FILE *out, const cp_render_opts *opts)
     json_object_set_new(root, "notes", strings(d->notes, d->n_notes));
     json_object_set_new(root, "evidence", evidence(d));
     json_object_set_new(root, "ranks", ranks(d));
+    json_object_set_new(root, "drain", drain(d));
+    if (d->ckpt)
+        json_object_set_new(root, "checkpoint", cp_ckpt_json(d->ckpt));
     json_object_set_new(root, "inputs", inputs(d));
     json_object_set_new(root, "warnings", strings(d->warnings, d->n_warnings));
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);

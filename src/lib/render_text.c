@@ -3,6 +3,7 @@
  * thousands of them stay readable. */
 #include <string.h>
 
+#include "ckpt.h"
 #include "render.h"
 
 enum { DEFAULT_EVIDENCE = 8, MAX_GROUPS = 12 };
@@ -85,6 +86,34 @@ static void ranks(const cp_diagnosis *d, FILE *out, const style *s)
     cp_rank_groups_free(g, n);
 }
 
+enum { MAX_DRAIN_HOSTS = 16 };
+
+/* The drain list, with the commands an operator would run: printed, never run. */
+static void drain(const cp_diagnosis *d, FILE *out, const style *s)
+{
+    if (!d->n_drain)
+        return;
+    fprintf(out, "\n%sDrain%s (commands printed, not run)\n", s->bold, s->reset);
+    for (size_t i = 0; i < d->n_drain && i < MAX_DRAIN_HOSTS; i++) {
+        const cp_drain_host *h = &d->drain[i];
+        fprintf(out, "  %s%s: %s\n", h->host[0] ? h->host : "(unknown host)", h->node ? " (node)" : "",
+                h->reason ? h->reason : "");
+        for (size_t k = 0; k < h->n_gpus; k++) {
+            const cp_drain_gpu *g = &h->gpus[k];
+            fprintf(out, "    GPU %s", g->busid[0] ? g->busid : "?");
+            if (g->index >= 0)
+                fprintf(out, " index %d", g->index);
+            if (g->rank >= 0)
+                fprintf(out, " rank %d", g->rank);
+            fputc('\n', out);
+        }
+        if (h->command)
+            fprintf(out, "    %s%s%s\n", s->dim, h->command, s->reset);
+    }
+    if (d->n_drain > MAX_DRAIN_HOSTS)
+        fprintf(out, "  ... %zu more hosts (--json lists all)\n", d->n_drain - MAX_DRAIN_HOSTS);
+}
+
 static void footer(const cp_diagnosis *d, FILE *out, const style *s)
 {
     fprintf(out, "\n%sRead %zu file%s, %llu lines.%s\n", s->dim, d->n_files, d->n_files == 1 ? "" : "s",
@@ -99,6 +128,9 @@ int cp_render_text(const cp_diagnosis *d, FILE *out, const cp_render_opts *opts)
     int max = opts && opts->max_evidence > 0 ? opts->max_evidence : DEFAULT_EVIDENCE;
     if (!d->failed) {
         fprintf(out, "%sculprit:%s no failure found in the input.\n", s.bold, s.reset);
+        drain(d, out, &s);
+        if (d->ckpt)
+            cp_ckpt_print(d->ckpt, out, false, true);
         footer(d, out, &s);
         return 0;
     }
@@ -107,7 +139,10 @@ int cp_render_text(const cp_diagnosis *d, FILE *out, const cp_render_opts *opts)
     paragraph(out, &s, "First action", d->action);
     evidence(d, out, &s, max);
     notes(d, out, &s);
+    drain(d, out, &s);
     ranks(d, out, &s);
+    if (d->ckpt)
+        cp_ckpt_print(d->ckpt, out, false, true);
     footer(d, out, &s);
     return ferror(out) ? -1 : 0;
 }

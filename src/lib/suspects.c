@@ -6,6 +6,14 @@
 
 #include "facts.h"
 
+/* A report stands for `votes` reports when it says so (a Flight Recorder
+ * finding is backed by every dump that holds the collective). */
+static int votes_of(const cp_event *e)
+{
+    int64_t v = cap_i64(&e->caps, "votes", 1);
+    return v < 1 ? 1 : v > (1 << 20) ? 1 << 20 : (int)v;
+}
+
 /* The rank that reports name. Each report is one vote: in "Detected
  * mismatch between collectives" every healthy rank names the deviant one,
  * while the deviant names somebody else, so the majority is the culprit. */
@@ -19,7 +27,7 @@ int cp_suspect_named(const cp_incident *inc)
         int votes = 0;
         for (size_t j = 0; j < inc->n_events; j++)
             if (!inc->events[j].in_table && cap_i64(&inc->events[j].caps, "culprit_rank", -1) == r)
-                votes++;
+                votes += votes_of(&inc->events[j]);
         if (votes > best_votes) {
             if ((int)r != best)
                 second = best_votes;
@@ -30,6 +38,21 @@ int cp_suspect_named(const cp_incident *inc)
         }
     }
     return best_votes > second ? best : -1;
+}
+
+const char *cp_suspect_named_how(const cp_incident *inc, int rank)
+{
+    const char *how = NULL;
+    int best = 0;
+    for (size_t i = 0; i < inc->n_events && rank >= 0; i++) {
+        const cp_event *e = &inc->events[i];
+        const char *h = cp_captures_get(&e->caps, "how");
+        if (h && !e->in_table && cap_i64(&e->caps, "culprit_rank", -1) == rank && votes_of(e) > best) {
+            how = h;
+            best = votes_of(e);
+        }
+    }
+    return how;
 }
 
 /* The rank whose last enqueued (or timed-out) collective is behind all
@@ -256,7 +279,7 @@ static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev)
 /* PCI bus ids come as "0000:9a:00", "00000000:9A:00.0" (kernel) or NCCL's
  * "9a000" (the hex digits of domain, bus, device and function run
  * together): both become "9a:00". Returns false for anything else. */
-static bool busid_norm(const char *s, char out[8])
+bool cp_busid_norm(const char *s, char out[8])
 {
     unsigned parts[4] = {0};
     int n = 0;
@@ -290,13 +313,13 @@ static bool busid_norm(const char *s, char out[8])
 static int rank_of_busid(const cp_incident *inc, const char *host, const char *busid)
 {
     char want[8], have[8];
-    if (!busid_norm(busid, want))
+    if (!cp_busid_norm(busid, want))
         return -1;
     for (size_t i = 0; i < inc->n_idents; i++) {
         const cp_ident *x = &inc->idents[i];
         if (x->nranks != inc->world_size || !x->busid[0] || (host[0] && x->host[0] && strcmp(host, x->host) != 0))
             continue;
-        if (busid_norm(x->busid, have) && strcmp(want, have) == 0)
+        if (cp_busid_norm(x->busid, have) && strcmp(want, have) == 0)
             return x->rank;
     }
     return -1;
@@ -373,4 +396,83 @@ int cp_suspect_least_progress(const cp_incident *inc)
     }
     free(step);
     return any && count == 1 && low_step < high_step ? low : -1;
+}
+
+typedef struct rank_progress {
+    int64_t step;     /* -1 none */
+    int64_t last_ms;  /* INT64_MIN: no timed line */
+} rank_progress;
+
+static bool stall_by_step(const rank_progress *p, int n, cp_stall *out)
+{
+    int low = -1, n_steps = 0;
+    int64_t high = -1;
+    for (int r = 0; r < n; r++) {
+        if (p[r].step < 0)
+            continue;
+        n_steps++;
+        if (low < 0 || p[r].step < p[low].step)
+            low = r;
+        if (p[r].step > high)
+            high = p[r].step;
+    }
+    if (n_steps < 3 || p[low].step >= high)
+        return false;
+    for (int r = 0; r < n; r++) /* the others agree */
+        if (r != low && p[r].step >= 0 && p[r].step != high)
+            return false;
+    *out = (cp_stall){.rank = low, .step_behind = true, .its_step = p[low].step, .others_step = high};
+    return true;
+}
+
+static bool stall_by_time(const rank_progress *p, int n, cp_stall *out)
+{
+    int low = -1, n_timed = 0;
+    int64_t second = INT64_MAX;
+    for (int r = 0; r < n; r++) {
+        if (p[r].last_ms == INT64_MIN)
+            continue;
+        n_timed++;
+        if (low < 0 || p[r].last_ms < p[low].last_ms) {
+            if (low >= 0)
+                second = p[low].last_ms;
+            low = r;
+        } else if (p[r].last_ms < second) {
+            second = p[r].last_ms;
+        }
+    }
+    if (n_timed < 3 || second == INT64_MAX || second - p[low].last_ms < CP_STALL_MS)
+        return false;
+    *out = (cp_stall){.rank = low, .gap_ms = second - p[low].last_ms};
+    return true;
+}
+
+bool cp_suspect_stalled(const cp_incident *inc, cp_stall *out)
+{
+    int n = cp_ranks_extent(inc);
+    if (n < 3)
+        return false;
+    rank_progress *p = malloc((size_t)n * sizeof *p);
+    if (!p)
+        return false;
+    for (int r = 0; r < n; r++)
+        p[r] = (rank_progress){-1, INT64_MIN};
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->rank < 0 || w->rank >= n)
+            continue;
+        if (w->last_step > p[w->rank].step)
+            p[w->rank].step = w->last_step;
+        if (timed(&w->last_time) && w->last_time.ms > p[w->rank].last_ms)
+            p[w->rank].last_ms = w->last_time.ms;
+    }
+    bool found = stall_by_step(p, n, out) || stall_by_time(p, n, out);
+    free(p);
+    if (!found)
+        return false;
+    int m;
+    int *latest = latest_phase_writers(inc, &m);
+    out->phase_writer = latest && out->rank < m ? latest[out->rank] : -1;
+    free(latest);
+    return true;
 }

@@ -5,6 +5,7 @@
 # usable text exits 2.
 set -uo pipefail
 bin=${CULPRIT_BIN:?}
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin") # the tests change folders
 work=$(mktemp -d)
 trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
 pass=0 fail=0
@@ -34,7 +35,11 @@ check() {
     local name=$1 pattern=$2 want_status=$3 want_rank=$4
     shift 4
     local out="$work/out.json" err="$work/err.txt"
-    timeout 120 "$bin" diagnose --json "$@" >"$out" 2>"$err"
+    # vmem_kb=N check ...: also cap the address space; rss_file=F: peak RSS into F
+    local pre=()
+    if [ -n "${rss_file:-}" ] && [ -x /usr/bin/time ]; then pre=(/usr/bin/time -v -o "$rss_file"); fi
+    ( if [ -n "${vmem_kb:-}" ] && [ "${asan:-0}" = 0 ]; then ulimit -v "$vmem_kb"; fi
+      exec timeout 120 "${pre[@]}" "$bin" diagnose --json "$@" ) >"$out" 2>"$err"
     local status=$?
     if [ "$status" != "$want_status" ]; then
         bad "$name: exit $status, want $want_status"; sed 's/^/    /' "$err" | head -5; return
@@ -97,6 +102,129 @@ mkdir -p "$work/tree/a"; cp "$good" "$work/tree/a/rank.log"; ln -s .. "$work/tre
 check "folder with a symlink loop" "" 1 2 "$work/tree"
 
 check "stdin" "" 1 2 - < "$good"
+
+# ---- more hostile inputs -------------------------------------------------
+
+# Under ASan the address space is reserved up front: no ulimit -v there.
+asan=0
+if ldd "$bin" 2>/dev/null | grep -q libasan; then asan=1; fi
+
+# One huge line: kept to max_line, memory bounded. CULPRIT_HOSTILE_BIG=1
+# makes it 1 GiB (slow; the default 100 MB keeps CI fast). Peak RSS is
+# printed for the record.
+mb=100; [ "${CULPRIT_HOSTILE_BIG:-0}" = 1 ] && mb=1024
+python3 -c 'import sys
+chunk = b"y" * (1 << 20)
+for _ in range(int(sys.argv[1])): sys.stdout.buffer.write(chunk)
+sys.stdout.buffer.write(b"\n")' "$mb" > "$work/huge.log"
+cat "$good" >> "$work/huge.log"
+vmem_kb=2097152 rss_file="$work/time.txt" check "${mb} MiB line, 2 GiB address space" "huge.log: line 1 is longer than" 1 2 "$work/huge.log"
+if [ -s "$work/time.txt" ]; then
+    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
+    echo "     ${mb} MiB line: peak RSS ${rss} KiB"
+    if [ "$asan" = 0 ] && [ "${rss:-0}" -gt 262144 ]; then bad "${mb} MiB line: peak RSS ${rss} KiB > 256 MiB"; fi
+fi
+rm -f "$work/huge.log"
+
+python3 -c 'import sys; sys.stdout.write("\r" * 3000000)' > "$work/cr.log"
+check "a line of only CR" "" 1 2 "$work/cr.log" "$good"
+
+# 200 folders deep, with cyclic symlinks on the way down
+deep="$work/deep"; d="$deep"
+for i in $(seq 1 200); do d="$d/d"; done
+mkdir -p "$d"; cp "$good" "$d/rank.log"
+ln -s "$deep" "$d/to-top"; ln -s ../.. "$deep/d/d/up"; ln -s "$deep/b" "$deep/a"; ln -s "$deep/a" "$deep/b"
+check "200 nested folders, cyclic symlinks" "" 1 2 "$deep"
+
+check "a device (/dev/null)" "/dev/null" 1 2 /dev/null "$good"
+check "a device alone" "/dev/null" 2 - /dev/null
+
+# truncated compressed files and archives
+mkdir -p "$work/arc/node1"; cp "$good" "$work/arc/node1/rank.log"
+for i in $(seq 1 200); do echo "INFO: step $i filler line to make the member long enough to cut"; done >> "$work/arc/node1/rank.log"
+if command -v zstd >/dev/null; then
+    zstd -q -c "$work/arc/node1/rank.log" > "$work/full.zst"
+    head -c $(( $(stat -c %s "$work/full.zst") / 2 )) "$work/full.zst" > "$work/cut.log.zst"
+    check "truncated .zst" "cut.log.zst" 1 2 "$work/cut.log.zst" "$good"
+fi
+tar -C "$work/arc" -cf "$work/full.tar" node1
+head -c 1000 "$work/full.tar" > "$work/cut.tar"
+check "truncated .tar" "cut.tar" 1 2 "$work/cut.tar" "$good"
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z: z.write(sys.argv[2], "node1/rank.log")' "$work/full.zip" "$work/arc/node1/rank.log"
+head -c $(( $(stat -c %s "$work/full.zip") * 2 / 3 )) "$work/full.zip" > "$work/cut.zip"
+check "truncated .zip" "cut.zip" 1 2 "$work/cut.zip" "$good"
+
+# Decompression bombs: about 1 MB that expands to more than 1 GiB must
+# stop quickly (ratio limit, 1000) with a message naming it. Concatenated
+# gzip members (and zstd frames) make them without compressing a GiB.
+# (gzip cannot pass a ratio of about 1030, so its bomb is one byte
+# repeated; a gzip of ordinary lines at ratio 300 is read to the end.)
+head -c $((8 << 20)) /dev/zero | tr '\0' a > "$work/piece.txt"
+gzip -9 -c "$work/piece.txt" > "$work/piece.gz"
+for i in $(seq 1 140); do cat "$work/piece.gz"; done > "$work/bomb.log.gz"
+vmem_kb=2097152 check "gzip bomb (> 1 GiB)" "bomb.log.gz: .*decompression" 1 2 "$work/bomb.log.gz" "$good"
+if command -v zstd >/dev/null; then
+    zstd -q -19 -c "$work/piece.txt" > "$work/piece.zst"
+    for i in $(seq 1 140); do cat "$work/piece.zst"; done > "$work/bomb.log.zst"
+    vmem_kb=2097152 check "zstd bomb (> 1 GiB)" "bomb.log.zst: .*decompression" 1 2 "$work/bomb.log.zst" "$good"
+fi
+rm -f "$work/piece.txt" "$work"/bomb.log.*
+
+# Members named ../ and /absolute: read, never written anywhere.
+python3 -c 'import io, sys, tarfile
+data = open(sys.argv[2], "rb").read()
+with tarfile.open(sys.argv[1], "w") as t:
+    for name in ("../../escape.log", "/tmp/culprit-hostile-abs.log", "ok/../../../up.log"):
+        info = tarfile.TarInfo(name); info.size = len(data); t.addfile(info, io.BytesIO(data))' "$work/evil.tar" "$good"
+mkdir -p "$work/cwd/a/b"
+before=$(find "$work" | sort | md5sum)
+cd "$work/cwd/a/b"
+check "archive members with ../ and absolute paths" "" 1 2 ../../../evil.tar
+cd - >/dev/null
+after=$(find "$work" | sort | md5sum)
+if [ "$after" != "$before" ] || [ -e /tmp/culprit-hostile-abs.log ]; then
+    bad "archive members with ../ and absolute paths: files appeared"
+else
+    ok "archive members with ../ and absolute paths: nothing written"
+fi
+
+# 100,000 files in one folder (slow-ish: about 10 s)
+python3 -c 'import os, sys
+d = sys.argv[1]; os.makedirs(d)
+for i in range(100000):
+    with open(os.path.join(d, "f%06d.log" % i), "w") as f: f.write("INFO: step 1 loss=1.0\n")' "$work/many"
+cp "$good" "$work/many/zz-rank.log"
+start=$(date +%s)
+check "100,000 files in a folder" "" 1 2 "$work/many"
+secs=$(( $(date +%s) - start ))
+echo "     100,000 files: ${secs} s"
+limit=60; [ "$asan" = 1 ] && limit=300 # ASan is slow on many small files
+[ "$secs" -le "$limit" ] || bad "100,000 files took ${secs} s"
+rm -rf "$work/many"
+
+# Rule files: a bad regex and a missing field name file:line and exit 2.
+cat > "$work/badre.rules" <<'RULES'
+[rule user.bad_regex]
+kind    = python_exception
+owner   = user_code
+role    = root
+weight  = 10
+match   = unbalanced (paren
+title   = t
+means   = m
+action  = a
+RULES
+check "rule file with a bad regex" "badre.rules:[0-9]" 2 - --rules "$work/badre.rules" "$good"
+cat > "$work/nofield.rules" <<'RULES'
+[rule user.no_title]
+kind    = python_exception
+owner   = user_code
+role    = root
+weight  = 10
+match   = something broke
+RULES
+check "rule file with a missing field" "nofield.rules:[0-9]" 2 - --rules "$work/nofield.rules" "$good"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

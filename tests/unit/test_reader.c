@@ -165,7 +165,7 @@ static void on_warn(void *user, const char *path, const char *message)
         snprintf(r->warn[r->n_warn++], sizeof r->warn[0], "%s: %s", path, message);
 }
 
-static const cp_reader_cb callbacks = { on_begin, on_chunk, on_end, on_warn };
+static const cp_reader_cb callbacks = { on_begin, on_chunk, on_end, on_warn, NULL, NULL };
 
 static rec *rec_new(void)
 {
