@@ -558,7 +558,8 @@ static int cmp_size(const void *a, const void *b)
  * the others (< 50% of their median) was cut short. */
 static void compare_peers(ck_walk *w)
 {
-    qsort_r(w->recs, w->n_recs, sizeof *w->recs, cmp_rec, w->r);
+    if (w->n_recs > 1)
+        qsort_r(w->recs, w->n_recs, sizeof *w->recs, cmp_rec, w->r);
     int64_t *sz = malloc((w->n_recs ? w->n_recs : 1) * sizeof *sz);
     if (!sz) {
         w->nomem = true;
