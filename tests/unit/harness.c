@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -43,4 +44,19 @@ void harness_scan(cp_incident *inc, const stream_in *streams, size_t n)
         assert_int_equal(cp_incident_feed(inc, streams[i].text, strlen(streams[i].text), 1), 0);
         cp_incident_end_stream(inc);
     }
+}
+
+int new_fixture(void **state)
+{
+    *state = calloc(1, sizeof(fixture));
+    return *state ? 0 : -1;
+}
+
+int free_fixture(void **state)
+{
+    fixture *f = *state;
+    cp_diagnosis_free(&f->d);
+    cp_incident_free(&f->inc);
+    free(f);
+    return 0;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "catalog.h"
+#include "diagnosis.h"
 #include "incident.h"
 #include "matcher.h"
 
@@ -21,6 +22,16 @@ extern cp_matcher *g_matcher;
 /* cmocka group set-up and tear-down: the catalog in CULPRIT_TEST_RULES. */
 int harness_load_catalog(void **state);
 int harness_free_catalog(void **state);
+
+/* An incident and its diagnosis; cmocka set-up/tear-down per test, so a
+ * failing assertion leaks nothing. */
+typedef struct fixture {
+    cp_incident inc;
+    cp_diagnosis d;
+} fixture;
+
+int new_fixture(void **state);
+int free_fixture(void **state);
 
 /* Initialises *inc and feeds each stream as one chunk starting at line 1. */
 void harness_scan(cp_incident *inc, const stream_in *streams, size_t n);

@@ -26,25 +26,6 @@
 #include "drain.h"
 #include "harness.h"
 
-typedef struct fixture {
-    cp_incident inc;
-    cp_diagnosis d;
-} fixture;
-
-static int new_fixture(void **state)
-{
-    *state = calloc(1, sizeof(fixture));
-    return *state ? 0 : -1;
-}
-
-static int free_fixture(void **state)
-{
-    fixture *f = *state;
-    cp_diagnosis_free(&f->d);
-    cp_incident_free(&f->inc);
-    free(f);
-    return 0;
-}
 
 static void diagnose(fixture *f, const stream_in *s, size_t n)
 {
