@@ -5,6 +5,7 @@
  * (from the line, or from the GPU index through nvidia-smi's table), by
  * index (nvidia-smi, NCCL's cudaDev) and by the rank NCCL ran there. */
 #include "drain.h"
+#include "util/buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,14 +52,10 @@ static int count_event(tally *t, const char *host, const cp_event *e)
             return 0;
         }
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        finding *p = realloc(t->v, cap * sizeof *p);
-        if (!p)
-            return -1;
-        t->v = p;
-        t->cap = cap;
-    }
+    finding *grown = cp_grow(t->v, &t->cap, t->n, sizeof *grown, 16);
+    if (!grown)
+        return -1;
+    t->v = grown;
     t->v[t->n++] = (finding){host, e->rule, 1, e, false};
     return 0;
 }

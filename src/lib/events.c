@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "util/buf.h"
 #include "incident.h"
 #include "util/strutil.h"
 
@@ -184,14 +185,10 @@ static cp_event *event_new(cp_incident *inc)
         inc->dropped_events++;
         return NULL;
     }
-    if (inc->n_events == inc->cap_events) {
-        size_t cap = inc->cap_events ? inc->cap_events * 2 : 256;
-        cp_event *p = realloc(inc->events, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        inc->events = p;
-        inc->cap_events = cap;
-    }
+    cp_event *grown = cp_grow(inc->events, &inc->cap_events, inc->n_events, sizeof *grown, 256);
+    if (!grown)
+        return NULL;
+    inc->events = grown;
     cp_event *e = &inc->events[inc->n_events++];
     memset(e, 0, sizeof *e);
     return e;

@@ -138,14 +138,10 @@ static int group_of(cp_frset *set, const char *name, const char *desc)
         }
     if (set->n_groups >= MAX_PGS)
         return -1;
-    if (set->n_groups == set->cap_groups) {
-        size_t cap = set->cap_groups ? set->cap_groups * 2 : 8;
-        fr_group *p = realloc(set->groups, cap * sizeof *p);
-        if (!p)
-            return -1;
-        set->groups = p;
-        set->cap_groups = cap;
-    }
+    fr_group *grown = cp_grow(set->groups, &set->cap_groups, set->n_groups, sizeof *grown, 8);
+    if (!grown)
+        return -1;
+    set->groups = grown;
     fr_group *g = &set->groups[set->n_groups];
     memset(g, 0, sizeof *g);
     g->name = cp_strdup(name);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "incident.h"
+#include "util/buf.h"
 
 enum { MAX_WRITERS = 1 << 20, MAX_FACTS = 1 << 20 };
 
@@ -108,14 +109,10 @@ static int writer_new(cp_incident *inc, const cp_origin *o, int stream)
 {
     if (inc->n_writers >= MAX_WRITERS)
         return -1;
-    if (inc->n_writers == inc->cap_writers) {
-        size_t cap = inc->cap_writers ? inc->cap_writers * 2 : 64;
-        cp_writer *p = realloc(inc->writers, cap * sizeof *p);
-        if (!p)
-            return -1;
-        inc->writers = p;
-        inc->cap_writers = cap;
-    }
+    cp_writer *grown = cp_grow(inc->writers, &inc->cap_writers, inc->n_writers, sizeof *grown, 64);
+    if (!grown)
+        return -1;
+    inc->writers = grown;
     cp_writer *w = &inc->writers[inc->n_writers];
     memset(w, 0, sizeof *w);
     cp_origin_init(&w->id);
@@ -226,19 +223,6 @@ int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
     return wi;
 }
 
-static void *grow_array(void *p, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return p;
-    if (n >= MAX_FACTS)
-        return NULL;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *q = realloc(p, c * elem);
-    if (q)
-        *cap = c;
-    return q;
-}
-
 int cp_ident_add(cp_incident *inc, const cp_ident *id)
 {
     for (size_t i = 0; i < inc->n_idents; i++) {
@@ -247,7 +231,7 @@ int cp_ident_add(cp_incident *inc, const cp_ident *id)
             x->local_rank == id->local_rank && strcmp(x->host, id->host) == 0 && strcmp(x->busid, id->busid) == 0)
             return 0;
     }
-    cp_ident *p = grow_array(inc->idents, &inc->cap_idents, inc->n_idents, sizeof *p);
+    cp_ident *p = inc->n_idents < MAX_FACTS ? cp_grow(inc->idents, &inc->cap_idents, inc->n_idents, sizeof *p, 64) : NULL;
     if (!p)
         return -1;
     inc->idents = p;
@@ -259,7 +243,7 @@ int cp_ident_add(cp_incident *inc, const cp_ident *id)
 
 int cp_table_add(cp_incident *inc, const cp_table_entry *e)
 {
-    cp_table_entry *p = grow_array(inc->table, &inc->cap_table, inc->n_table, sizeof *p);
+    cp_table_entry *p = inc->n_table < MAX_FACTS ? cp_grow(inc->table, &inc->cap_table, inc->n_table, sizeof *p, 64) : NULL;
     if (!p)
         return -1;
     inc->table = p;

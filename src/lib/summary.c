@@ -1,5 +1,6 @@
 /* summary.c - serialize an incident to JSON and merge one back (summary.h). */
 #include "summary.h"
+#include "util/buf.h"
 
 #include <fcntl.h>
 #include <jansson.h>
@@ -345,14 +346,10 @@ static int merge_events(merge_ctx *m, json_t *arr)
             inc->dropped_events++;
             continue;
         }
-        if (inc->n_events == inc->cap_events) {
-            size_t cap = inc->cap_events ? inc->cap_events * 2 : 256;
-            cp_event *p = realloc(inc->events, cap * sizeof *p);
-            if (!p)
-                return -1;
-            inc->events = p;
-            inc->cap_events = cap;
-        }
+        cp_event *grown = cp_grow(inc->events, &inc->cap_events, inc->n_events, sizeof *grown, 256);
+        if (!grown)
+            return -1;
+        inc->events = grown;
         if (event_of(m, json_array_get(arr, i), &inc->events[inc->n_events]))
             inc->n_events++;
     }

@@ -96,3 +96,14 @@ char *cp_buf_take(cp_buf *b)
     cp_buf_init(b, max);
     return s;
 }
+
+void *cp_grow(void *array, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return array;
+    size_t c = *cap ? *cap * 2 : first;
+    void *p = realloc(array, c * elem);
+    if (p)
+        *cap = c;
+    return p;
+}

@@ -29,4 +29,10 @@ int cp_buf_printf(cp_buf *b, const char *fmt, ...) __attribute__((format(printf,
 /* Hands the string over to the caller (who frees it) and resets b. */
 char *cp_buf_take(cp_buf *b);
 
+/* Makes room for one more element in a growable array of n elements:
+ * when n == *cap, doubles *cap (starting at `first`) and reallocs. Returns
+ * the array (perhaps moved), or NULL when out of memory (then `array` is
+ * still valid and *cap unchanged). */
+void *cp_grow(void *array, size_t *cap, size_t n, size_t elem, size_t first);
+
 #endif
