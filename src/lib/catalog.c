@@ -28,6 +28,7 @@ static void rule_free(cp_rule *r)
 {
     free(r->id);
     free_list(r->match, r->n_match);
+    free_list(r->scan, r->n_scan);
     free_list(r->if_frame, r->n_if_frame);
     free_list(r->tests, r->n_tests);
     free(r->title);
@@ -93,6 +94,8 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
     int v;
     if (strcmp(key, "match") == 0)
         return push(&r->match, &r->n_match, val);
+    if (strcmp(key, "scan") == 0)
+        return push(&r->scan, &r->n_scan, val);
     if (strcmp(key, "if_frame") == 0)
         return push(&r->if_frame, &r->n_if_frame, val);
     if (strcmp(key, "test") == 0)
@@ -183,6 +186,10 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
         return fail(c, r->file, r->line, "rule '%s' has no match", r->id);
     } else if (r->n_tests == 0) {
         return fail(c, r->file, r->line, "rule '%s' has no test line", r->id);
+    } else if (r->n_scan && r->role != CP_ROLE_PROGRESS) {
+        /* a progress line is confirmed when its step is read; other roles
+         * would need every hit confirmed on the scan's hot path */
+        return fail(c, r->file, r->line, "rule '%s': scan is for progress rules only", r->id);
     }
     if (r->role == CP_ROLE_ROOT || r->role == CP_ROLE_CASCADE || r->role == CP_ROLE_CONCLUSION) {
         if (r->kind == CP_KIND_NONE)

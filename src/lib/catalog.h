@@ -19,8 +19,11 @@ typedef enum cp_drain { CP_DRAIN_NONE = 0, CP_DRAIN_GPU, CP_DRAIN_NODE } cp_drai
 
 typedef struct cp_rule {
     char *id;
-    char **match;        /* vectorscan expressions */
+    char **match;        /* the expressions that define the rule (PCRE syntax) */
     size_t n_match;
+    char **scan;         /* cheaper expressions vectorscan looks for instead of
+                            `match`; a line they hit is then confirmed by `match` */
+    size_t n_scan;
     char **if_frame;     /* PCRE2 expressions a frame of the event must match */
     size_t n_if_frame;
     char **tests;

@@ -480,6 +480,12 @@ static int hits_of(culprit_ctx *ctx, const char *line, size_t len, cp_line_hits 
     if (rc == 0 && hl.n)
         *out = hl.lines[0];
     cp_hit_list_free(&hl);
+    /* keep the rules whose `match` agrees with what their `scan` found */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < out->n_rules; i++)
+        if (cp_matcher_confirms(ctx->matcher, out->rules[i], line, len))
+            out->rules[kept++] = out->rules[i];
+    out->n_rules = kept;
     free(buf);
     return rc;
 }

@@ -20,8 +20,10 @@ struct cp_matcher {
     const cp_catalog *cat;
     hs_database_t *db;
     hs_scratch_t *scratch;
-    uint32_t *pattern_rule;    /* pattern id -> rule index */
-    pcre2_code **pattern_re;   /* pattern id -> PCRE2 code when it has named groups */
+    uint32_t *hs_rule;         /* vectorscan expression id -> rule index */
+    size_t n_hs;               /* `scan` of the rules that have one, else `match` */
+    pcre2_code **pattern_re;   /* pattern id (each `match`) -> PCRE2 code, when
+                                  it has named groups or confirms a `scan` */
     bool *pattern_tried;       /* pattern id -> compilation attempted */
     size_t *rule_first;        /* rule -> its first pattern id */
     size_t n_patterns;
@@ -59,12 +61,30 @@ static pcre2_code *compile_pcre(const char *re, bool nocase, char *error, size_t
     return p;
 }
 
-static int count_patterns(const cp_catalog *cat)
+static size_t count_patterns(const cp_catalog *cat)
 {
     size_t n = 0;
     for (size_t i = 0; i < cat->n_rules; i++)
         n += cat->rules[i].n_match;
-    return (int)n;
+    return n;
+}
+
+/* The expressions vectorscan compiles for a rule: its `scan` if it has
+ * one (a cheaper superset of `match`), else its `match`. */
+static char **hs_exprs(const cp_rule *r, size_t *n)
+{
+    *n = r->n_scan ? r->n_scan : r->n_match;
+    return r->n_scan ? r->scan : r->match;
+}
+
+static size_t count_hs(const cp_catalog *cat)
+{
+    size_t n = 0, k;
+    for (size_t i = 0; i < cat->n_rules; i++) {
+        hs_exprs(&cat->rules[i], &k);
+        n += k;
+    }
+    return n;
 }
 
 /* The expressions with captures are compiled by PCRE2 only when a line
@@ -91,11 +111,11 @@ static void name_bad_pattern(const cp_matcher *m, int expr, const char *msg, cha
 {
     if (!error)
         return;
-    if (expr < 0 || (size_t)expr >= m->n_patterns) {
+    if (expr < 0 || (size_t)expr >= m->n_hs) {
         snprintf(error, error_len, "cannot compile the rule catalog: %s", msg);
         return;
     }
-    const cp_rule *r = &m->cat->rules[m->pattern_rule[expr]];
+    const cp_rule *r = &m->cat->rules[m->hs_rule[expr]];
     snprintf(error, error_len, "%s:%d: rule '%s': expression not supported by vectorscan: %s",
              r->file, r->line, r->id, msg);
 }
@@ -103,7 +123,7 @@ static void name_bad_pattern(const cp_matcher *m, int expr, const char *msg, cha
 static int compile_hs(cp_matcher *m, char *error, size_t error_len)
 {
     int rc = -1;
-    size_t n = m->n_patterns;
+    size_t n = m->n_hs;
     const char **exprs = calloc(n, sizeof *exprs);
     unsigned *flags = calloc(n, sizeof *flags);
     unsigned *ids = calloc(n, sizeof *ids);
@@ -112,11 +132,13 @@ static int compile_hs(cp_matcher *m, char *error, size_t error_len)
     size_t pid = 0;
     for (size_t i = 0; i < m->cat->n_rules; i++) {
         const cp_rule *r = &m->cat->rules[i];
-        for (size_t j = 0; j < r->n_match; j++, pid++) {
-            exprs[pid] = r->match[j];
+        size_t k;
+        char **e = hs_exprs(r, &k);
+        for (size_t j = 0; j < k; j++, pid++) {
+            exprs[pid] = e[j];
             flags[pid] = HS_FLAG_MULTILINE | (r->nocase ? HS_FLAG_CASELESS : 0);
             ids[pid] = (unsigned)pid;
-            m->pattern_rule[pid] = (uint32_t)i;
+            m->hs_rule[pid] = (uint32_t)i;
         }
     }
     cp_dbkey key;
@@ -157,8 +179,9 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     if (!m)
         return -1;
     m->cat = cat;
-    m->n_patterns = (size_t)count_patterns(cat);
-    m->pattern_rule = calloc(m->n_patterns, sizeof *m->pattern_rule);
+    m->n_patterns = count_patterns(cat);
+    m->n_hs = count_hs(cat);
+    m->hs_rule = calloc(m->n_hs, sizeof *m->hs_rule);
     m->pattern_re = calloc(m->n_patterns + 1, sizeof *m->pattern_re);
     m->pattern_tried = calloc(m->n_patterns + 1, sizeof *m->pattern_tried);
     m->rule_first = calloc(cat->n_rules, sizeof *m->rule_first);
@@ -166,7 +189,7 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
         m->rule_first[i] = pid;
     m->frame_re = calloc(cat->n_rules, sizeof *m->frame_re);
     m->md = pcre2_match_data_create(32, NULL);
-    if (!m->pattern_rule || !m->pattern_re || !m->pattern_tried || !m->rule_first || !m->frame_re || !m->md ||
+    if (!m->hs_rule || !m->pattern_re || !m->pattern_tried || !m->rule_first || !m->frame_re || !m->md ||
         compile_hs(m, error, error_len) != 0 || compile_pcre_parts(m, error, error_len) != 0) {
         cp_matcher_free(m);
         return -1;
@@ -196,7 +219,7 @@ void cp_matcher_free(cp_matcher *m)
     free(m->pattern_re);
     free(m->pattern_tried);
     free(m->rule_first);
-    free(m->pattern_rule);
+    free(m->hs_rule);
     pcre2_match_data_free(m->md);
     free(m->raw);
     free(m);
@@ -300,7 +323,7 @@ int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hi
         cp_line_hits *l = line_for(hits, line_start, line_end - line_start);
         if (!l)
             return -1;
-        add_rule(l, m->pattern_rule[m->raw[i].pattern]);
+        add_rule(l, m->hs_rule[m->raw[i].pattern]);
     }
     return 0;
 }
@@ -338,12 +361,13 @@ static void collect_named(pcre2_code *re, pcre2_match_data *md, const char *line
     }
 }
 
-/* PCRE2 code of a pattern with named groups, compiled on first use. */
+/* PCRE2 code of a pattern that has named groups or confirms a `scan`,
+ * compiled on first use. */
 static pcre2_code *pattern_code(cp_matcher *m, const cp_rule *r, size_t j, size_t pid)
 {
     if (!m->pattern_re[pid] && !m->pattern_tried[pid]) {
         m->pattern_tried[pid] = true;
-        if (has_named_group(r->match[j]))
+        if (has_named_group(r->match[j]) || r->n_scan)
             m->pattern_re[pid] = compile_pcre(r->match[j], r->nocase, NULL, 0, r);
     }
     return m->pattern_re[pid];
@@ -367,13 +391,27 @@ int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len)
         const cp_rule *r = &m->cat->rules[i];
         for (size_t j = 0; j < r->n_match; j++) {
             size_t pid = m->rule_first[i] + j;
-            if (has_named_group(r->match[j]) && !m->pattern_re[pid] &&
+            if ((has_named_group(r->match[j]) || r->n_scan) && !m->pattern_re[pid] &&
                 !(m->pattern_re[pid] = compile_pcre(r->match[j], r->nocase, error, error_len, r)))
                 return -1;
             m->pattern_tried[pid] = true;
         }
     }
     return 0;
+}
+
+bool cp_matcher_confirms(cp_matcher *m, uint32_t rule, const char *line, size_t len)
+{
+    const cp_rule *r = &m->cat->rules[rule];
+    if (r->n_scan == 0)
+        return true;
+    size_t pid = m->rule_first[rule];
+    for (size_t j = 0; j < r->n_match; j++, pid++) {
+        pcre2_code *re = pattern_code(m, r, j, pid);
+        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, m->md, NULL) >= 0)
+            return true;
+    }
+    return false;
 }
 
 const char *cp_captures_get(const cp_captures *c, const char *name)

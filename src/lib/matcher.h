@@ -1,6 +1,7 @@
 /* matcher.h - scans text against every rule at once.
  *
- * All `match` expressions of the catalog are compiled into one vectorscan
+ * All `match` expressions of the catalog (or a rule's cheaper `scan`
+ * expressions, where it has them) are compiled into one vectorscan
  * database; a chunk of many lines is scanned in a single pass and the hits
  * are reported per line. PCRE2 runs only on lines that hit, to pull out
  * named captures and to check `if_frame` conditions.
@@ -63,6 +64,12 @@ int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t l
 int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len);
 
 /* Value of a captured name, or NULL. */
+/* Whether a line that vectorscan found with the rule's `scan` expressions
+ * also matches its `match` (always true for a rule without `scan`). The
+ * scan pass does not confirm: a progress line is confirmed when its step
+ * is captured, and explain and rules --check confirm with this. */
+bool cp_matcher_confirms(cp_matcher *m, uint32_t rule, const char *line, size_t len);
+
 const char *cp_captures_get(const cp_captures *c, const char *name);
 
 /* True when the rule has no if_frame condition or `frame` matches one. */

@@ -388,6 +388,51 @@ static void test_bad_vectorscan_expression(void **state)
     cp_catalog_free(&cat);
 }
 
+/* A progress rule with `scan`: vectorscan finds lines by the cheap
+ * expression (a superset), captures and confirmation use `match`. */
+static void test_scan_expression(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    cp_hit_list hits = {0};
+    char err[512] = "";
+    static const char chunk[] =
+        "[INFO] step 12/100 | loss 1.5\n"
+        "[INFO] timestep: 7 of the scheduler\n"
+        "[INFO] nothing to see\n";
+
+    cp_catalog_init(&cat);
+    write_rules("[rule t.step]\nrole = progress\n"
+                "match = \\bstep[ =:]+(?<step>\\d+)\n"
+                "scan = step[ =:]+\\d\n"
+                "test = step 3\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
+    assert_int_equal(cp_matcher_scan(m, chunk, strlen(chunk), &hits), 0);
+    assert_int_equal(hits.n, 2); /* "timestep: 7" passes the scan... */
+    const char *second = chunk + hits.lines[1].start;
+    assert_true(cp_matcher_confirms(m, 0, chunk, hits.lines[0].len));
+    assert_false(cp_matcher_confirms(m, 0, second, hits.lines[1].len)); /* ...not the match */
+
+    cp_captures c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cp_matcher_captures(m, 0, chunk, hits.lines[0].len, &c), 1);
+    assert_string_equal(cp_captures_get(&c, "step"), "12");
+    memset(&c, 0, sizeof c);
+    assert_int_equal(cp_matcher_captures(m, 0, second, hits.lines[1].len, &c), 0);
+    cp_hit_list_free(&hits);
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+
+    /* only progress rules may have one */
+    cp_catalog_init(&cat);
+    write_rules("[rule t.ctx]\nrole = context\nmatch = disk full\nscan = disk\ntest = disk full\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), -1);
+    assert_non_null(strstr(cat.error, "scan is for progress rules only"));
+    cp_catalog_free(&cat);
+}
+
 static void test_bad_if_frame_expression(void **state)
 {
     (void)state;
@@ -470,6 +515,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nocase, setup, teardown),
         cmocka_unit_test_setup_teardown(test_if_frame, setup, teardown),
         cmocka_unit_test(test_bad_vectorscan_expression),
+        cmocka_unit_test(test_scan_expression),
         cmocka_unit_test(test_bad_if_frame_expression),
         cmocka_unit_test(test_empty_catalog),
         cmocka_unit_test(test_real_catalog_hits_its_tests),
