@@ -71,7 +71,8 @@ typedef struct stream_scan {
     uint64_t table_until;
     bool root_cause_section;
     char section_busid[CP_CAPTURE_VALUE]; /* the GPU block being read (nvidia-smi) */
-    cp_hit_list hits;
+    cp_hit_list hits;         /* scratch of cp_incident_feed */
+    cp_prepared prep;
     int untimed_open;         /* open blocks still waiting for a time after them */
     int *pending;             /* writers with a progress line in this chunk */
     size_t n_pending, cap_pending;
@@ -121,6 +122,7 @@ void cp_incident_free(cp_incident *inc)
         for (int i = 0; i < MAX_OPEN; i++)
             block_reset(&st->open[i]);
         cp_hit_list_free(&st->hits);
+        cp_prepared_free(&st->prep);
         free(st->pending);
         free(st);
     }
@@ -164,10 +166,12 @@ int cp_incident_begin_stream(cp_incident *inc, const char *path)
     if (!(p[inc->n_streams] = cp_strdup(path)))
         return -1;
     cp_hit_list hits = st->hits;
+    cp_prepared prep = st->prep;
     int *pending = st->pending;
     size_t cap_pending = st->cap_pending;
     memset(st, 0, sizeof *st);
     st->hits = hits;
+    st->prep = prep;
     st->pending = pending;
     st->cap_pending = cap_pending;
     st->index = (int)inc->n_streams++;
@@ -384,6 +388,8 @@ typedef struct line_info {
     const char *text;
     size_t len;
     uint64_t no;
+    const cp_origin *parsed; /* its own prefixes (prepare.c) */
+    uint32_t weight;         /* hit lines it stands for (prepare.c) */
     cp_origin origin;
     cp_captures caps;
     uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
@@ -478,7 +484,7 @@ static int cap_int(const cp_captures *c, const char *name, int dflt)
 static void attribute(stream_scan *st, line_info *li)
 {
     cp_origin o = st->path_origin;
-    cp_frame_parse(li->text, li->len, &o);
+    cp_origin_merge(&o, li->parsed);
     int line_rank = cap_int(&li->caps, "line_rank", -1);
     if (line_rank >= 0 && o.rank < 0)
         o.rank = line_rank;
@@ -732,7 +738,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     merge_caps(&b->caps, &li->caps);
 }
 
-static void init_line(line_info *li, const char *data, const cp_line_hits *h, uint64_t line_no)
+static void init_line(line_info *li, const char *data, const cp_line_hits *h, const cp_line_prep *lp)
 {
     /* not a memset: the captures array is large and mostly unused */
     memset(li, 0, offsetof(line_info, caps));
@@ -740,13 +746,15 @@ static void init_line(line_info *li, const char *data, const cp_line_hits *h, ui
     memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
     li->text = data + h->start;
     li->len = h->len;
-    li->no = line_no;
+    li->no = lp->no;
+    li->parsed = &lp->parsed;
+    li->weight = lp->weight;
 }
 
 static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *li)
 {
     cp_writer *w = &inc->writers[wi];
-    w->n_hits++;
+    w->n_hits += li->weight;
     if (li->origin.time.kind != CP_TS_NONE) {
         if (w->first_time.kind == CP_TS_NONE)
             w->first_time = li->origin.time;
@@ -759,10 +767,11 @@ static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *
 }
 
 static void process_line(cp_incident *inc, stream_scan *st, const char *data, const cp_line_hits *h,
-                         uint64_t line_no)
+                         const cp_line_prep *lp)
 {
+    uint64_t line_no = lp->no;
     line_info li;
-    init_line(&li, data, h, line_no);
+    init_line(&li, data, h, lp);
     classify(inc, h, &li);
     bool in_event = li.is_frame || li.is_traceback || li.n_err > 0;
     li.progress_only = li.is_progress && !in_event && !li.is_identity && !li.is_context &&
@@ -802,30 +811,42 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
 int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line)
 {
     stream_scan *st = inc->scan;
-    if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0)
+    if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0 ||
+        cp_prepare(inc->cat, data, len, first_line, &st->hits, true, &st->prep) != 0)
         return -1;
-    return cp_incident_feed_hits(inc, data, len, first_line, &st->hits);
+    return cp_incident_feed_prepared(inc, data, len, &st->hits, &st->prep);
 }
 
-int cp_incident_feed_hits(cp_incident *inc, const char *data, size_t len, uint64_t first_line,
-                          const cp_hit_list *hits)
+/* A progress line thinned out (prepare.h): its writer hears of it through
+ * a later line, but the stream's clock and "line before" state move as
+ * they would, for the lines that follow. It is never bare, so its origin
+ * is its own prefixes over the path's. */
+static void skip_line(cp_incident *inc, stream_scan *st, const cp_line_prep *lp)
+{
+    cp_origin o = st->path_origin;
+    cp_origin_merge(&o, &lp->parsed);
+    note_time(inc, st, &o.time);
+    if (o.time.kind == CP_TS_NONE)
+        o.time = st->last_time;
+    st->prev_inheritable = o.level == 'E' || o.level == 'F';
+    st->prev_line = lp->no;
+    st->prev_origin = o;
+    st->prev_next_pid = -1;
+}
+
+int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, const cp_hit_list *hits,
+                              const cp_prepared *prep)
 {
     stream_scan *st = inc->scan;
     inc->bytes += len;
-    /* Line numbers: count newlines between hits (memchr is fast). */
-    uint64_t line_no = first_line;
-    size_t pos = 0;
+    inc->hit_lines += hits->n;
     for (size_t i = 0; i < hits->n; i++) {
-        const cp_line_hits *h = &hits->lines[i];
-        for (const char *p = data + pos; (p = memchr(p, '\n', (size_t)(data + h->start - p))) != NULL; p++)
-            line_no++;
-        pos = h->start;
-        inc->hit_lines++;
-        process_line(inc, st, data, h, line_no);
+        if (prep->lines[i].weight > 0)
+            process_line(inc, st, data, &hits->lines[i], &prep->lines[i]);
+        else
+            skip_line(inc, st, &prep->lines[i]);
     }
-    for (const char *p = data + pos; (p = memchr(p, '\n', (size_t)(data + len - p))) != NULL; p++)
-        line_no++;
-    inc->lines += line_no - first_line;
+    inc->lines += prep->lines_in_chunk;
     flush_progress(inc, st); /* the chunk's lines are valid until we return */
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "catalog.h"
 #include "matcher.h"
 #include "origin.h"
+#include "prepare.h"
 #include "vocab.h"
 
 enum {
@@ -144,10 +145,10 @@ void cp_incident_free(cp_incident *inc);
 /* Streams are fed one at a time, in chunks of whole lines. */
 int cp_incident_begin_stream(cp_incident *inc, const char *path);
 int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line);
-/* The same, with the chunk already scanned by cp_matcher_scan (possibly on
- * another thread: see pipeline.h). */
-int cp_incident_feed_hits(cp_incident *inc, const char *data, size_t len, uint64_t first_line,
-                          const cp_hit_list *hits);
+/* The same, with the chunk already scanned and prepared (cp_prepare),
+ * possibly on another thread: see pipeline.h. */
+int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, const cp_hit_list *hits,
+                              const cp_prepared *prep);
 void cp_incident_end_stream(cp_incident *inc);
 void cp_incident_warn(cp_incident *inc, const char *path, const char *message);
 

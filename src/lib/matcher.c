@@ -16,10 +16,19 @@ typedef struct raw_hit {
     unsigned int pattern;
 } raw_hit;
 
+/* What one thread needs to scan: vectorscan scratch and the raw hits. */
+struct cp_scanner {
+    const cp_matcher *m;
+    hs_scratch_t *scratch;
+    raw_hit *raw;
+    size_t n_raw, cap_raw;
+    bool raw_overflow;
+};
+
 struct cp_matcher {
     const cp_catalog *cat;
     hs_database_t *db;
-    hs_scratch_t *scratch;
+    cp_scanner *own;           /* the scanner of cp_matcher_scan */
     uint32_t *hs_rule;         /* vectorscan expression id -> rule index */
     size_t n_hs;               /* `scan` of the rules that have one, else `match` */
     pcre2_code **pattern_re;   /* pattern id (each `match`) -> PCRE2 code, when
@@ -29,9 +38,6 @@ struct cp_matcher {
     size_t n_patterns;
     pcre2_code ***frame_re;    /* rule -> if_frame expressions */
     pcre2_match_data *md;
-    raw_hit *raw;              /* scan scratch */
-    size_t n_raw, cap_raw;
-    bool raw_overflow;
 };
 
 static bool has_named_group(const char *re)
@@ -154,7 +160,7 @@ static int compile_hs(cp_matcher *m, char *error, size_t error_len)
         }
         cp_dbcache_store(&key, m->db);
     }
-    if (hs_alloc_scratch(m->db, &m->scratch) != HS_SUCCESS) {
+    if (cp_scanner_new(&m->own, m) != 0) {
         if (error)
             snprintf(error, error_len, "cannot allocate vectorscan scratch space");
         goto done;
@@ -202,8 +208,7 @@ void cp_matcher_free(cp_matcher *m)
 {
     if (!m)
         return;
-    if (m->scratch)
-        hs_free_scratch(m->scratch);
+    cp_scanner_free(m->own);
     if (m->db)
         hs_free_database(m->db);
     for (size_t i = 0; i < m->n_patterns && m->pattern_re; i++)
@@ -221,8 +226,30 @@ void cp_matcher_free(cp_matcher *m)
     free(m->rule_first);
     free(m->hs_rule);
     pcre2_match_data_free(m->md);
-    free(m->raw);
     free(m);
+}
+
+int cp_scanner_new(cp_scanner **out, const cp_matcher *m)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return -1;
+    (*out)->m = m;
+    if (hs_alloc_scratch(m->db, &(*out)->scratch) != HS_SUCCESS) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void cp_scanner_free(cp_scanner *sc)
+{
+    if (!sc)
+        return;
+    hs_free_scratch(sc->scratch);
+    free(sc->raw);
+    free(sc);
 }
 
 static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
@@ -230,7 +257,7 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
 {
     (void)from;
     (void)flags;
-    cp_matcher *m = ctx;
+    cp_scanner *m = ctx;
     if (m->n_raw == m->cap_raw) {
         size_t cap = m->cap_raw ? m->cap_raw * 2 : 1024;
         raw_hit *p = cap <= MAX_RAW_HITS ? realloc(m->raw, cap * sizeof *p) : NULL;
@@ -291,12 +318,17 @@ static void add_rule(cp_line_hits *l, uint32_t rule)
 
 int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hits)
 {
+    return cp_scanner_scan(m->own, data, len, hits);
+}
+
+int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hits)
+{
     hits->n = 0;
     m->n_raw = 0;
     m->raw_overflow = false;
     if (len == 0)
         return 0;
-    hs_error_t e = hs_scan(m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
+    hs_error_t e = hs_scan(m->m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
     if (e != HS_SUCCESS && e != HS_SCAN_TERMINATED)
         return -1;
     /* vectorscan reports in end order almost always; sort only if not */
@@ -323,7 +355,7 @@ int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hi
         cp_line_hits *l = line_for(hits, line_start, line_end - line_start);
         if (!l)
             return -1;
-        add_rule(l, m->hs_rule[m->raw[i].pattern]);
+        add_rule(l, m->m->hs_rule[m->raw[i].pattern]);
     }
     return 0;
 }

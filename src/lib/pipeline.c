@@ -1,29 +1,43 @@
-/* pipeline.c - the vectorscan pass and the per-line work on two threads.
- * See pipeline.h for the design; the ring keeps the order of operations. */
+/* pipeline.c - the scan on worker threads, applied in input order.
+ * See pipeline.h for the design. */
 #include "pipeline.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/strutil.h"
 
 enum {
-    PIPE_SLOTS = 4,
-    PIPE_THRESHOLD = 2 << 20  /* bytes processed inline before the thread starts */
+    PIPE_MAX_WORKERS = 8,
+    PIPE_THRESHOLD = 2 << 20  /* bytes processed inline before threads start */
 };
 
 typedef enum op_kind { OP_BEGIN, OP_CHUNK, OP_END, OP_WARN } op_kind;
 
+/* A slot goes FREE -> FILLED (a chunk; other operations go straight to
+ * READY) -> PREPARING -> READY -> applied, FREE again. */
+typedef enum slot_state { SLOT_FREE, SLOT_FILLED, SLOT_PREPARING, SLOT_READY } slot_state;
+
 typedef struct slot {
     op_kind kind;
+    slot_state state;
     char *buf;          /* chunk copy, or the path */
     size_t len, cap;
     char *message;      /* OP_WARN */
     uint64_t first_line;
     cp_hit_list hits;
+    cp_prepared prep;
+    int prepared_rc;
 } slot;
+
+typedef struct worker {
+    cp_pipeline *p;
+    pthread_t thread;
+    cp_scanner *scanner;
+} worker;
 
 struct cp_pipeline {
     cp_incident *inc;
@@ -32,44 +46,100 @@ struct cp_pipeline {
     void *progress_user;
     uint64_t bytes;
     bool threaded;
-    pthread_t thread;
+    bool inline_only;   /* threads could not start: stay inline */
+    worker workers[PIPE_MAX_WORKERS];
+    int n_workers;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    slot ring[PIPE_SLOTS];
-    size_t head, tail;  /* produced, consumed (monotonic) */
+    slot *ring;
+    size_t n_slots;
+    /* monotonic counters, under lock: tail <= next_prep <= head */
+    size_t head;        /* slots published by the reader */
+    size_t next_prep;   /* the next slot a worker may take to prepare */
+    size_t tail;        /* slots applied to the incident */
+    bool applying;      /* a worker holds the turn to apply */
     bool closing;
-    bool failed;        /* written under lock by the consumer */
+    bool failed;
+    bool thin;          /* progress thinning (prepare.h); CULPRIT_NO_THIN=1 turns it off */
     cp_hit_list inline_hits;
+    cp_prepared inline_prep;
 };
+
+static int prepare(cp_pipeline *p, cp_scanner *sc, slot *s)
+{
+    if (cp_scanner_scan(sc, s->buf, s->len, &s->hits) != 0)
+        return -1;
+    return cp_prepare(p->inc->cat, s->buf, s->len, s->first_line, &s->hits, p->thin, &s->prep);
+}
 
 static int apply(cp_pipeline *p, slot *s)
 {
     switch (s->kind) {
     case OP_BEGIN: return cp_incident_begin_stream(p->inc, s->buf);
-    case OP_CHUNK: return cp_incident_feed_hits(p->inc, s->buf, s->len, s->first_line, &s->hits);
+    case OP_CHUNK:
+        if (s->prepared_rc != 0)
+            return -1;
+        return cp_incident_feed_prepared(p->inc, s->buf, s->len, &s->hits, &s->prep);
     case OP_END: cp_incident_end_stream(p->inc); return 0;
     case OP_WARN: cp_incident_warn(p->inc, s->buf, s->message); return 0;
     }
     return 0;
 }
 
-static void *consumer(void *arg)
+/* With the lock held: applies the oldest slot if it is ready and nobody
+ * else is applying. Returns whether it did. */
+static bool try_apply(cp_pipeline *p)
 {
-    cp_pipeline *p = arg;
+    if (p->applying || p->tail == p->head)
+        return false;
+    slot *s = &p->ring[p->tail % p->n_slots];
+    if (s->state != SLOT_READY)
+        return false;
+    p->applying = true;
+    pthread_mutex_unlock(&p->lock);
+    int rc = p->failed ? 0 : apply(p, s);
+    pthread_mutex_lock(&p->lock);
+    if (rc != 0)
+        p->failed = true;
+    s->state = SLOT_FREE;
+    p->tail++;
+    p->applying = false;
+    pthread_cond_broadcast(&p->changed);
+    return true;
+}
+
+/* With the lock held: prepares the next published slot nobody has taken.
+ * Returns whether there was one. */
+static bool try_prepare(worker *w)
+{
+    cp_pipeline *p = w->p;
+    if (p->next_prep == p->head)
+        return false;
+    slot *s = &p->ring[p->next_prep++ % p->n_slots];
+    if (s->state != SLOT_FILLED)
+        return true;
+    s->state = SLOT_PREPARING;
+    pthread_mutex_unlock(&p->lock);
+    int rc = p->failed ? 0 : prepare(p, w->scanner, s);
+    pthread_mutex_lock(&p->lock);
+    s->prepared_rc = rc;
+    s->state = SLOT_READY;
+    pthread_cond_broadcast(&p->changed);
+    return true;
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    cp_pipeline *p = w->p;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (p->tail == p->head && !p->closing)
-            pthread_cond_wait(&p->changed, &p->lock);
-        if (p->tail == p->head)
+        /* applying first keeps the ring moving for the reader */
+        if (try_apply(p) || try_prepare(w))
+            continue;
+        if (p->closing && p->tail == p->head)
             break;
-        slot *s = &p->ring[p->tail % PIPE_SLOTS];
-        pthread_mutex_unlock(&p->lock);
-        int rc = p->failed ? 0 : apply(p, s);
-        pthread_mutex_lock(&p->lock);
-        if (rc != 0)
-            p->failed = true;
-        p->tail++;
-        pthread_cond_broadcast(&p->changed);
+        pthread_cond_wait(&p->changed, &p->lock);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -82,6 +152,8 @@ int cp_pipeline_new(cp_pipeline **out, cp_incident *inc, cp_matcher *m)
         return -1;
     (*out)->inc = inc;
     (*out)->m = m;
+    const char *no_thin = getenv("CULPRIT_NO_THIN");
+    (*out)->thin = !no_thin || !*no_thin || *no_thin == '0';
     return 0;
 }
 
@@ -91,36 +163,80 @@ void cp_pipeline_set_progress(cp_pipeline *p, cp_pipeline_progress_fn fn, void *
     p->progress_user = user;
 }
 
-static bool start_thread(cp_pipeline *p)
+static int worker_count(void)
 {
+    const char *env = getenv("CULPRIT_THREADS");
+    long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > PIPE_MAX_WORKERS ? PIPE_MAX_WORKERS : (int)n;
+}
+
+static void stop_workers(cp_pipeline *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->closing = true;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->n_workers; i++) {
+        pthread_join(p->workers[i].thread, NULL);
+        cp_scanner_free(p->workers[i].scanner);
+    }
+    p->n_workers = 0;
+}
+
+/* Starts the workers; false (and scanning stays inline) if none started. */
+static bool start_threads(cp_pipeline *p)
+{
+    if (p->inline_only)
+        return false;
+    p->inline_only = true; /* until the workers run */
+    int want = worker_count();
+    /* a slot per worker being prepared, one being applied, one filling */
+    if (!p->ring) {
+        p->n_slots = (size_t)want + 2;
+        if (!(p->ring = calloc(p->n_slots, sizeof *p->ring)))
+            return false;
+    }
     if (pthread_mutex_init(&p->lock, NULL) != 0)
         return false;
     if (pthread_cond_init(&p->changed, NULL) != 0) {
         pthread_mutex_destroy(&p->lock);
         return false;
     }
-    if (pthread_create(&p->thread, NULL, consumer, p) != 0) {
+    for (int i = 0; i < want; i++) {
+        worker *w = &p->workers[p->n_workers];
+        w->p = p;
+        if (cp_scanner_new(&w->scanner, p->m) != 0)
+            break;
+        if (pthread_create(&w->thread, NULL, work, w) != 0) {
+            cp_scanner_free(w->scanner);
+            break;
+        }
+        p->n_workers++;
+    }
+    if (p->n_workers == 0) {
         pthread_cond_destroy(&p->changed);
         pthread_mutex_destroy(&p->lock);
         return false;
     }
     p->threaded = true;
+    p->inline_only = false;
     return true;
 }
 
-/* A free slot for the producer (waits while the ring is full). */
+/* A free slot for the reader (waits while the ring is full). */
 static slot *acquire(cp_pipeline *p)
 {
     pthread_mutex_lock(&p->lock);
-    while (p->head - p->tail == PIPE_SLOTS)
+    while (p->head - p->tail == p->n_slots)
         pthread_cond_wait(&p->changed, &p->lock);
     pthread_mutex_unlock(&p->lock);
-    return &p->ring[p->head % PIPE_SLOTS];
+    return &p->ring[p->head % p->n_slots];
 }
 
-static int publish(cp_pipeline *p)
+static int publish(cp_pipeline *p, slot *s, slot_state state)
 {
     pthread_mutex_lock(&p->lock);
+    s->state = state;
     p->head++;
     bool failed = p->failed;
     pthread_cond_broadcast(&p->changed);
@@ -156,7 +272,7 @@ static int small_op(cp_pipeline *p, op_kind kind, const char *path, const char *
     s->message = NULL;
     if ((path && !put_text(s, path)) || (message && !(s->message = cp_strdup(message))))
         return -1;
-    return publish(p);
+    return publish(p, s, SLOT_READY);
 }
 
 int cp_pipeline_begin(cp_pipeline *p, const char *path)
@@ -179,10 +295,11 @@ int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t fir
     p->bytes += len;
     if (p->progress)
         p->progress(p->progress_user, p->bytes);
-    if (!p->threaded && (p->bytes <= PIPE_THRESHOLD || !start_thread(p))) {
-        if (cp_matcher_scan(p->m, data, len, &p->inline_hits) != 0)
+    if (!p->threaded && (p->bytes <= PIPE_THRESHOLD || !start_threads(p))) {
+        if (cp_matcher_scan(p->m, data, len, &p->inline_hits) != 0 ||
+            cp_prepare(p->inc->cat, data, len, first_line, &p->inline_hits, p->thin, &p->inline_prep) != 0)
             return -1;
-        return cp_incident_feed_hits(p->inc, data, len, first_line, &p->inline_hits);
+        return cp_incident_feed_prepared(p->inc, data, len, &p->inline_hits, &p->inline_prep);
     }
     slot *s = acquire(p);
     if (len > s->cap) {
@@ -196,20 +313,15 @@ int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t fir
     s->kind = OP_CHUNK;
     s->len = len;
     s->first_line = first_line;
-    if (cp_matcher_scan(p->m, s->buf, len, &s->hits) != 0)
-        return -1;
-    return publish(p);
+    s->prepared_rc = 0;
+    return publish(p, s, SLOT_FILLED);
 }
 
 int cp_pipeline_finish(cp_pipeline *p)
 {
     if (!p->threaded)
         return 0;
-    pthread_mutex_lock(&p->lock);
-    p->closing = true;
-    pthread_cond_broadcast(&p->changed);
-    pthread_mutex_unlock(&p->lock);
-    pthread_join(p->thread, NULL);
+    stop_workers(p);
     pthread_cond_destroy(&p->changed);
     pthread_mutex_destroy(&p->lock);
     p->threaded = false;
@@ -221,11 +333,14 @@ void cp_pipeline_free(cp_pipeline *p)
     if (!p)
         return;
     cp_pipeline_finish(p);
-    for (size_t i = 0; i < PIPE_SLOTS; i++) {
+    for (size_t i = 0; p->ring && i < p->n_slots; i++) {
         free(p->ring[i].buf);
         free(p->ring[i].message);
         cp_hit_list_free(&p->ring[i].hits);
+        cp_prepared_free(&p->ring[i].prep);
     }
+    free(p->ring);
     cp_hit_list_free(&p->inline_hits);
+    cp_prepared_free(&p->inline_prep);
     free(p);
 }

@@ -1,18 +1,21 @@
-/* pipeline.h - a scan on two cores, in input order.
+/* pipeline.h - a scan on every core, in input order.
  *
- * The reader's thread copies each chunk into a slot of a small ring and
- * runs the vectorscan pass over it (cp_matcher_scan); a second thread takes
- * the slots in order and does the per-line work (cp_incident_feed_hits):
- * attribution, writers, events. Stream starts, ends and warnings travel
- * through the same ring, so the incident sees exactly the sequence a
- * single-threaded scan would, and the result is the same by construction.
+ * The reader's thread copies each chunk into a slot of a small ring.
+ * Worker threads (one per core) take the slots that are not yet prepared,
+ * any order, and do the work that needs no incident state: the vectorscan
+ * pass (each worker has its own cp_scanner) and cp_prepare (line numbers,
+ * prefixes, progress thinning). The slots reach the incident strictly in
+ * ring order: whichever worker finds the oldest slot prepared and nobody
+ * applying takes the turn and feeds it (cp_incident_feed_prepared). Stream
+ * starts, ends and warnings travel through the same ring, so the incident
+ * sees exactly the sequence a single-threaded scan would, and the result
+ * is the same by construction.
  *
- * Small inputs never start the thread: the first PIPE_THRESHOLD bytes are
- * processed inline. Memory: PIPE_SLOTS chunk copies and hit lists.
- *
- * The two threads share the matcher: cp_matcher_scan touches only the
- * vectorscan scratch and its hit buffer, cp_matcher_captures and
- * cp_matcher_if_frame only PCRE2 state (matcher.h), so they may run at once.
+ * Small inputs never start threads: the first PIPE_THRESHOLD bytes are
+ * processed inline. Memory: PIPE_SLOTS chunk copies with their hit lists.
+ * CULPRIT_THREADS=N sets the number of workers (default: online cores, at
+ * most 8); CULPRIT_NO_THIN=1 turns progress thinning off. Neither changes
+ * the result: tests/synth/synth.sh checks that.
  */
 #ifndef CULPRIT_PIPELINE_H
 #define CULPRIT_PIPELINE_H

@@ -15,6 +15,8 @@
 
 #include "reader.h"
 
+#include "util/strutil.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <assert.h>
@@ -30,10 +32,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#if defined(__SSE2__) && defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 #if defined(__GNUC__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -409,40 +407,6 @@ static enum kind classify(const unsigned char *p, size_t n)
 
 /* ---- line pump --------------------------------------------------------- */
 
-static uint64_t count_lines(const char *p, size_t n)
-{
-    uint64_t total = 0;
-    size_t i = 0;
-
-#if defined(__SSE2__) && defined(__x86_64__)
-    const __m128i nl = _mm_set1_epi8('\n');
-    while (n - i >= 16) {
-        /* byte counters would wrap after 255 blocks: fold them before */
-        size_t blocks = (n - i) / 16 > 255 ? 255 : (n - i) / 16;
-        __m128i acc = _mm_setzero_si128();
-        for (size_t b = 0; b < blocks; b++, i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
-        }
-        acc = _mm_sad_epu8(acc, _mm_setzero_si128());
-        total += (uint64_t)_mm_extract_epi16(acc, 0) + (uint64_t)_mm_extract_epi16(acc, 4);
-    }
-#else
-    /* eight bytes at a time: a zero byte of w ^ "\n\n..." marks a newline */
-    const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
-    for (; n - i >= 8; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        w ^= ones * '\n';
-        w = ~(((w & low7) + low7) | w) & ~low7;
-        total += ((w >> 7) * ones) >> 56;
-    }
-#endif
-    for (; i < n; i++)
-        total += p[i] == '\n';
-    return total;
-}
-
 static void replace_nuls(char *p, size_t n)
 {
     char *end = p + n;
@@ -461,7 +425,7 @@ static bool deliver(pump *st, char *p, size_t n)
     int stop = 0;
 
     replace_nuls(p, n);
-    lines = count_lines(p, n);
+    lines = cp_count_newlines(p, n);
     if (cb->chunk)
         stop = cb->chunk(st->r->user, p, n, st->line);
     st->line += lines;
@@ -518,7 +482,7 @@ static void cut_line(pump *st, size_t d, size_t s)
     run *r = st->r;
 
     if (!st->warned_long) {
-        uint64_t line = st->line + count_lines(r->buf + d, s - d);
+        uint64_t line = st->line + cp_count_newlines(r->buf + d, s - d);
         warn(r, st->path, "line %llu is longer than %zu bytes; kept the first %zu",
              (unsigned long long)line, r->o.max_line, r->o.max_line);
         st->warned_long = true;

@@ -1,5 +1,9 @@
 #include "strutil.h"
 
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -141,4 +145,40 @@ const char *cp_memstr(const char *hay, size_t n, const char *needle)
         if (strncasecmp(hay + i, needle, m) == 0)
             return hay + i;
     return NULL;
+}
+
+/* SIMD where the target has it: this runs over every byte the reader
+ * delivers and over the gaps between matched lines. */
+uint64_t cp_count_newlines(const char *p, size_t n)
+{
+    uint64_t total = 0;
+    size_t i = 0;
+
+#if defined(__SSE2__) && defined(__x86_64__)
+    const __m128i nl = _mm_set1_epi8('\n');
+    while (n - i >= 16) {
+        /* byte counters would wrap after 255 blocks: fold them before */
+        size_t blocks = (n - i) / 16 > 255 ? 255 : (n - i) / 16;
+        __m128i acc = _mm_setzero_si128();
+        for (size_t b = 0; b < blocks; b++, i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+        }
+        acc = _mm_sad_epu8(acc, _mm_setzero_si128());
+        total += (uint64_t)_mm_extract_epi16(acc, 0) + (uint64_t)_mm_extract_epi16(acc, 4);
+    }
+#else
+    /* eight bytes at a time: a zero byte of w ^ "\n\n..." marks a newline */
+    const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w ^= ones * '\n';
+        w = ~(((w & low7) + low7) | w) & ~low7;
+        total += ((w >> 7) * ones) >> 56;
+    }
+#endif
+    for (; i < n; i++)
+        total += p[i] == '\n';
+    return total;
 }

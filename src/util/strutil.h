@@ -21,5 +21,7 @@ bool cp_parse_i64(const char *s, int64_t *out);
 bool cp_starts_with(const char *s, const char *prefix);
 /* Case-insensitive substring search bounded by n bytes of hay. */
 const char *cp_memstr(const char *hay, size_t n, const char *needle);
+/* The number of '\n' bytes in p[0, n). */
+uint64_t cp_count_newlines(const char *p, size_t n);
 
 #endif

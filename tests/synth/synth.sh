@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Synthetic incidents at 512 ranks, every planted fault in every layout
 # (../shared/tools/synthlogs.py): the first failing rank and the kind must
-# match the planted truth. Usage: synth.sh [RANKS] [SIZE]
+# match the planted truth, and the threaded scan with progress thinning
+# must give the very JSON of a serial one without. Usage: synth.sh [RANKS] [SIZE]
 set -uo pipefail
 src=${CULPRIT_SOURCE:?}
 bin=${CULPRIT_BIN:?}
@@ -26,6 +27,14 @@ for fault in $faults; do
             "${extra[@]}" "$out" >/dev/null 2>&1 || { echo "FAIL $fault/$layout: synthlogs failed"; fail=$((fail+1)); continue; }
         total=$((total+1))
         "$bin" diagnose --json --quiet "$out" > "$out.json" 2>/dev/null
+        # one worker, no thinning: the line-by-line pass must agree exactly
+        CULPRIT_THREADS=1 CULPRIT_NO_THIN=1 "$bin" diagnose --json --quiet "$out" > "$out.serial.json" 2>/dev/null
+        if ! cmp -s "$out.json" "$out.serial.json"; then
+            echo "FAIL $fault/$layout: the threaded, thinned scan differs from the serial one"
+            diff "$out.serial.json" "$out.json" | head -20
+            fail=$((fail+1))
+            continue
+        fi
         verdict=$(python3 - "$out/truth.json" "$out.json" <<'PY'
 import json, sys
 truth = json.load(open(sys.argv[1]))

@@ -1,0 +1,187 @@
+/* prepare.c - line numbers, prefixes and progress thinning of a chunk
+ * (see prepare.h). */
+#include "prepare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "util/strutil.h"
+
+/* A writer identity seen in the current run of progress lines. */
+typedef struct prep_key {
+    uint64_t hash;
+    uint32_t first, last;   /* indices of its first and last line in the run */
+    uint32_t count;
+    uint32_t generation;    /* entries of older runs are free */
+} prep_key;
+
+static bool only_progress(const cp_catalog *cat, const cp_line_hits *h)
+{
+    for (uint32_t i = 0; i < h->n_rules; i++)
+        if (cat->rules[h->rules[i]].role != CP_ROLE_PROGRESS)
+            return false;
+    return h->n_rules > 0;
+}
+
+/* A line without a level or time of its own may take its identity from
+ * the line before it (events.c): it is never skipped, nor grouped. */
+static bool bare(const cp_line_prep *lp)
+{
+    return lp->parsed.level == 0 && lp->parsed.time.kind == CP_TS_NONE;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+    return h;
+}
+
+/* The fields that decide which writer a line belongs to (ranks.c). */
+static uint64_t identity_hash(const cp_origin *o)
+{
+    uint64_t h = 1469598103934665603u;
+    h = mix(h, (uint32_t)o->rank);
+    h = mix(h, (uint32_t)o->local_rank);
+    h = mix(h, (uint32_t)o->pid);
+    h = mix(h, (uint32_t)o->task);
+    h = mix(h, (uint32_t)o->cuda_dev);
+    for (const char *c = o->host; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211u;
+    return h;
+}
+
+static bool same_identity(const cp_origin *a, const cp_origin *b)
+{
+    return a->rank == b->rank && a->local_rank == b->local_rank && a->pid == b->pid &&
+           a->task == b->task && a->cuda_dev == b->cuda_dev && strcmp(a->host, b->host) == 0;
+}
+
+/* A table with room for every hit line of the chunk at half load. */
+static int size_keys(cp_prepared *p)
+{
+    size_t want = 64;
+    while (want < 2 * p->n)
+        want *= 2;
+    if (want <= p->cap_keys)
+        return 0;
+    prep_key *k = calloc(want, sizeof *k);
+    bool *g = malloc(want / 2);
+    if (!k || !g) {
+        free(k);
+        free(g);
+        return -1;
+    }
+    free(p->keys);
+    free(p->grouped);
+    p->keys = k;
+    p->grouped = g;
+    p->cap_keys = want;
+    p->generation = 0;
+    return 0;
+}
+
+static prep_key *key_for(cp_prepared *p, uint32_t line)
+{
+    const cp_origin *o = &p->lines[line].parsed;
+    uint64_t h = identity_hash(o);
+    size_t mask = p->cap_keys - 1;
+    for (size_t j = h & mask;; j = (j + 1) & mask) {
+        prep_key *k = &p->keys[j];
+        if (k->generation != p->generation) {
+            *k = (prep_key){.hash = h, .first = line, .last = line, .generation = p->generation};
+            return k;
+        }
+        if (k->hash == h && same_identity(&p->lines[k->first].parsed, o))
+            return k;
+    }
+}
+
+/* Lines [from, to) are a run of progress lines; `grouped` marks the ones
+ * that are not bare. */
+static void thin_run(cp_prepared *p, const bool *grouped, uint32_t from, uint32_t to)
+{
+    if (to - from < 3)
+        return;
+    if (++p->generation == 0) {
+        memset(p->keys, 0, p->cap_keys * sizeof *p->keys);
+        p->generation = 1;
+    }
+    /* weight temporarily holds the key's slot */
+    for (uint32_t i = from; i < to; i++) {
+        if (!grouped[i])
+            continue;
+        prep_key *k = key_for(p, i);
+        k->last = i;
+        k->count++;
+        p->lines[i].weight = (uint32_t)(k - p->keys);
+    }
+    for (uint32_t i = from; i < to; i++) {
+        if (!grouped[i])
+            continue;
+        const prep_key *k = &p->keys[p->lines[i].weight];
+        if (i == k->first)
+            p->lines[i].weight = 1;
+        else if (i == k->last)
+            p->lines[i].weight = k->count - 1;
+        else
+            p->lines[i].weight = 0;
+    }
+}
+
+/* Runs end at lines that are not only progress (errors, frames, phase
+ * and identity lines), which always count in full. */
+static void thin(const cp_catalog *cat, const cp_hit_list *hits, cp_prepared *p)
+{
+    bool *grouped = p->grouped;
+    uint32_t run = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        bool progress = only_progress(cat, &hits->lines[i]);
+        grouped[i] = progress && !bare(&p->lines[i]);
+        if (!progress) {
+            thin_run(p, grouped, run, i);
+            run = i + 1;
+        }
+    }
+    thin_run(p, grouped, run, (uint32_t)p->n);
+}
+
+int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t first_line,
+               const cp_hit_list *hits, bool thin_progress, cp_prepared *out)
+{
+    if (hits->n > out->cap) {
+        cp_line_prep *grown = realloc(out->lines, hits->n * sizeof *grown);
+        if (!grown)
+            return -1;
+        out->lines = grown;
+        out->cap = hits->n;
+    }
+    out->n = hits->n;
+    uint64_t no = first_line;
+    size_t pos = 0;
+    for (size_t i = 0; i < hits->n; i++) {
+        const cp_line_hits *h = &hits->lines[i];
+        cp_line_prep *lp = &out->lines[i];
+        no += cp_count_newlines(data + pos, h->start - pos);
+        pos = h->start;
+        lp->no = no;
+        lp->weight = 1;
+        cp_origin_init(&lp->parsed);
+        cp_frame_parse(data + h->start, h->len, &lp->parsed);
+    }
+    out->lines_in_chunk = no - first_line + cp_count_newlines(data + pos, len - pos);
+    if (thin_progress && out->n >= 3 && out->n <= UINT32_MAX / 2) {
+        if (size_keys(out) != 0)
+            return -1;
+        thin(cat, hits, out);
+    }
+    return 0;
+}
+
+void cp_prepared_free(cp_prepared *p)
+{
+    free(p->lines);
+    free(p->keys);
+    free(p->grouped);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,57 @@
+/* prepare.h - the per-line work of a chunk that needs no incident state.
+ *
+ * After the vectorscan pass (cp_scanner_scan), each line that hit gets its
+ * line number and its prefixes parsed (cp_frame_parse), and runs of routine
+ * progress lines are thinned. None of this reads or writes the incident, so
+ * the pipeline runs it on several threads at once; the incident then takes
+ * the prepared chunks one at a time, in input order (events.c).
+ *
+ * Thinning: most lines of a training log are progress lines ("step 812 |
+ * loss ..."). Inside a run of consecutive hit lines that are all progress
+ * lines, only the first and the last line of each writer identity can
+ * change what the writer learns: its first time, and its last time and
+ * step. The lines between get weight 0; the last one carries their count,
+ * so hit counts stay exact. A skipped line still moves the stream's clock
+ * and its "line before" state (events.c), so the lines that are processed
+ * see exactly what a line-by-line pass would. Lines that are not progress
+ * end a run; bare progress lines (no level, no time: they may inherit the
+ * identity of the line before) are kept and not grouped.
+ */
+#ifndef CULPRIT_PREPARE_H
+#define CULPRIT_PREPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "matcher.h"
+#include "origin.h"
+
+/* A hit line, prepared: parallel to cp_hit_list.lines. */
+typedef struct cp_line_prep {
+    cp_origin parsed;  /* what the line's own prefixes say (cp_frame_parse
+                          over an all-unknown origin) */
+    uint64_t no;       /* line number in its stream */
+    uint32_t weight;   /* hit lines it stands for; 0: skip it */
+} cp_line_prep;
+
+typedef struct cp_prepared {
+    cp_line_prep *lines;
+    size_t n, cap;
+    uint64_t lines_in_chunk;   /* newlines in the chunk */
+    /* thinning scratch, reused across chunks */
+    struct prep_key *keys;
+    bool *grouped;             /* per line: thinnable (cap_keys / 2 of them) */
+    size_t cap_keys;
+    uint32_t generation;
+} cp_prepared;
+
+/* Prepares the hit lines of a chunk of `len` bytes whose first line is
+ * `first_line`. `out` is reused (cleared first). With `thin` false every
+ * line keeps weight 1. Returns 0, or -1 when out of memory. */
+int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t first_line,
+               const cp_hit_list *hits, bool thin, cp_prepared *out);
+void cp_prepared_free(cp_prepared *p);
+
+#endif

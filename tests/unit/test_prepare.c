@@ -1,0 +1,141 @@
+/* test_prepare.c - unit tests of chunk preparation: line numbers, parsed
+ * prefixes, and progress thinning (which lines are skipped, what weight
+ * the kept ones carry), on lines in the format of a torchrun + srun log,
+ * scanned with the real rule catalog. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "matcher.h"
+#include "prepare.h"
+
+typedef struct fixture {
+    cp_catalog cat;
+    cp_matcher *m;
+    cp_hit_list hits;
+    cp_prepared prep;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    char err[512] = "";
+    if (!fx)
+        return -1;
+    cp_catalog_init(&fx->cat);
+    if (cp_catalog_load_dir(&fx->cat, CULPRIT_TEST_RULES) <= 0 ||
+        cp_matcher_new(&fx->m, &fx->cat, err, sizeof err) != 0) {
+        fprintf(stderr, "rules: %s %s\n", fx->cat.error, err);
+        return -1;
+    }
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    cp_prepared_free(&fx->prep);
+    cp_hit_list_free(&fx->hits);
+    cp_matcher_free(fx->m);
+    cp_catalog_free(&fx->cat);
+    free(fx);
+    return 0;
+}
+
+#define STEP(task, rank, sec, step) \
+    task ": [rank" rank "]:[2024-12-21 03:13:" sec ",129] [INFO] [train.py:287:train] step " step "/40000 | loss 1.57\n"
+
+/* Rank 3 and rank 5 log steps; rank 0 also draws a tqdm bar (no level, no
+ * time: bare, kept, and it does not end the run); a line that is not hit
+ * sits in between; an error line of rank 5 ends the first run. */
+static const char chunk[] =
+    STEP(" 0", "3", "40", "10")                                 /* 1: first of rank 3 */
+    STEP(" 0", "5", "40", "10")                                 /* 2: first of rank 5 */
+    STEP(" 0", "3", "41", "11")                                 /* 3: skipped */
+    " 0: [rank0]: 11%|#         | 12/40000 [0:01:22<68:08:40,  6.95s/it]\n" /* 4: bare */
+    "just words, no rule\n"                                     /* 5: not a hit */
+    STEP(" 0", "3", "42", "12")                                 /* 6: skipped */
+    STEP(" 0", "5", "42", "11")                                 /* 7: last of rank 5 */
+    STEP(" 0", "3", "43", "13")                                 /* 8: last of rank 3, for 3 */
+    " 0: [rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n" /* 9 */
+    STEP(" 0", "3", "45", "14")                                 /* 10: a new run */
+    STEP(" 0", "3", "46", "15")                                 /* 11: skipped */
+    STEP(" 0", "3", "47", "16");                                /* 12: last, for 2 */
+
+static void scan_and_prepare(fixture *fx, bool thin)
+{
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(cp_prepare(&fx->cat, chunk, strlen(chunk), 100, &fx->hits, thin, &fx->prep), 0);
+    assert_int_equal(fx->prep.n, fx->hits.n);
+}
+
+static void test_line_numbers_and_prefixes(void **state)
+{
+    fixture *fx = *state;
+    scan_and_prepare(fx, false);
+    assert_int_equal(fx->hits.n, 11); /* every line but the plain one */
+    static const uint64_t want_no[] = {100, 101, 102, 103, 105, 106, 107, 108, 109, 110, 111};
+    for (size_t i = 0; i < fx->prep.n; i++) {
+        assert_int_equal(fx->prep.lines[i].no, want_no[i]);
+        assert_int_equal(fx->prep.lines[i].weight, 1);
+    }
+    assert_int_equal(fx->prep.lines_in_chunk, 12);
+    const cp_origin *first = &fx->prep.lines[0].parsed;
+    assert_int_equal(first->rank, 3);
+    assert_int_equal(first->task, 0);
+    assert_int_equal(first->level, 'I');
+    assert_int_not_equal(first->time.kind, CP_TS_NONE);
+    const cp_origin *bar = &fx->prep.lines[3].parsed;
+    assert_int_equal(bar->rank, 0);
+    assert_int_equal(bar->level, 0);
+    assert_int_equal(bar->time.kind, CP_TS_NONE);
+}
+
+static void test_thinning_keeps_first_and_last_per_writer(void **state)
+{
+    fixture *fx = *state;
+    scan_and_prepare(fx, true);
+    /* hit index:               1  2  3  4  6  7  8  9 10 11 12 (line) */
+    static const uint32_t want[] = {1, 1, 0, 1, 0, 1, 3, 1, 1, 0, 2};
+    uint32_t total = 0;
+    for (size_t i = 0; i < fx->prep.n; i++) {
+        if (fx->prep.lines[i].weight != want[i])
+            fail_msg("hit %zu (line %llu): weight %u, want %u", i, (unsigned long long)fx->prep.lines[i].no,
+                     fx->prep.lines[i].weight, want[i]);
+        total += fx->prep.lines[i].weight;
+    }
+    assert_int_equal(total, fx->hits.n); /* hit counts stay exact */
+}
+
+static void test_thinning_a_longer_run(void **state)
+{
+    fixture *fx = *state;
+    /* 4 lines of one writer: the middle two go, the last stands for 3 */
+    static const char three[] = STEP(" 1", "9", "01", "1") STEP(" 1", "9", "02", "2") STEP(" 1", "9", "03", "3")
+        STEP(" 1", "9", "04", "4");
+    assert_int_equal(cp_matcher_scan(fx->m, three, strlen(three), &fx->hits), 0);
+    assert_int_equal(cp_prepare(&fx->cat, three, strlen(three), 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(fx->prep.n, 4);
+    assert_int_equal(fx->prep.lines[0].weight, 1);
+    assert_int_equal(fx->prep.lines[1].weight, 0);
+    assert_int_equal(fx->prep.lines[2].weight, 0);
+    assert_int_equal(fx->prep.lines[3].weight, 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_line_numbers_and_prefixes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thinning_keeps_first_and_last_per_writer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thinning_a_longer_run, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
