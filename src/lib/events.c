@@ -89,6 +89,7 @@ int cp_incident_init(cp_incident *inc, const cp_catalog *cat, cp_matcher *m)
 static void free_event(cp_event *e)
 {
     free(e->text);
+    cp_capset_free(&e->caps);
     for (size_t i = 0; i < e->n_frames; i++) {
         free(e->frames[i].file);
         free(e->frames[i].func);
@@ -275,7 +276,7 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
         e->line = c ? c->line : b->first_line;
         e->rule = c ? c->rule : CP_RULE_STACK;
         e->text = cp_strdup(c && c->text ? c->text : b->first_text ? b->first_text : "");
-        e->caps = b->caps;
+        cp_capset_pack(&e->caps, &b->caps);
         e->in_table = b->in_table;
         e->has_traceback = b->has_traceback;
         e->time_estimated = !b->time_own;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capset.h"
 #include "catalog.h"
 #include "matcher.h"
 #include "origin.h"
@@ -57,7 +58,7 @@ typedef struct cp_event {
     uint64_t line;         /* line of the key text */
     uint32_t rule;         /* the rule that names the event */
     char *text;            /* the key line, for display */
-    cp_captures caps;      /* captures merged over the event's lines */
+    cp_capset caps;        /* captures merged over the event's lines (owned) */
     cp_stackframe *frames; /* outermost first, innermost last */
     size_t n_frames;
     cp_evline ev[CP_EVIDENCE_MAX];
