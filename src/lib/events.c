@@ -98,6 +98,7 @@ static void free_event(cp_event *e)
     free(e->frames);
     for (int i = 0; i < e->n_ev; i++)
         free(e->ev[i].text);
+    free(e->ev);
 }
 
 static void block_reset(block *b)
@@ -202,6 +203,10 @@ static void add_evidence(cp_event *e, int stream, uint64_t line, const char *tex
     for (int i = 0; i < e->n_ev; i++)
         if (e->ev[i].line == line && e->ev[i].stream == stream)
             return;
+    cp_evline *grown = realloc(e->ev, (size_t)(e->n_ev + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    e->ev = grown;
     int at = e->n_ev;
     while (at > 0 && e->ev[at - 1].line > line)
         at--;

@@ -61,7 +61,8 @@ typedef struct cp_event {
     cp_capset caps;        /* captures merged over the event's lines (owned) */
     cp_stackframe *frames; /* outermost first, innermost last */
     size_t n_frames;
-    cp_evline ev[CP_EVIDENCE_MAX];
+    cp_evline *ev;         /* n_ev lines in line order, at most CP_EVIDENCE_MAX;
+                              sized to fit, since most events keep one or two */
     int n_ev;
     bool in_table;         /* a copy inside a launcher's failure table */
     cp_rank_via rank_via;  /* how the rank was learnt, when not from the line */

@@ -329,7 +329,10 @@ static bool event_of(merge_ctx *m, json_t *o, cp_event *e)
         e->n_frames = nf;
     }
     json_t *ev = json_object_get(o, "evidence");
-    for (size_t i = 0; i < json_array_size(ev) && e->n_ev < CP_EVIDENCE_MAX; i++) {
+    size_t ne = json_array_size(ev) < CP_EVIDENCE_MAX ? json_array_size(ev) : CP_EVIDENCE_MAX;
+    if (ne && !(e->ev = calloc(ne, sizeof *e->ev)))
+        ne = 0;
+    for (size_t i = 0; i < json_array_size(ev) && (size_t)e->n_ev < ne; i++) {
         json_t *x = json_array_get(ev, i);
         const char *t = json_string_value(json_array_get(x, 2));
         int es = stream_of(m, json_array_get(x, 0));
