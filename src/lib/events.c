@@ -88,7 +88,8 @@ int cp_incident_init(cp_incident *inc, const cp_catalog *cat, cp_matcher *m)
 
 static void free_event(cp_event *e)
 {
-    free(e->text);
+    if (!e->text_is_ev)
+        free(e->text);
     cp_capset_free(&e->caps);
     for (size_t i = 0; i < e->n_frames; i++) {
         free(e->frames[i].file);
@@ -249,6 +250,22 @@ static void add_frame_evidence(cp_event *e, int stream, bool innermost_first)
     }
 }
 
+/* The key line is usually among the evidence too (a one-line NCCL
+ * timeout is both): the event then uses the evidence's copy instead of
+ * keeping a second one, megabytes in a cascade over thousands of ranks. */
+static void share_key_text(cp_event *e)
+{
+    for (int i = 0; i < e->n_ev && e->text; i++) {
+        const cp_evline *x = &e->ev[i];
+        if (x->stream == e->stream && x->line == e->line && x->text && strcmp(x->text, e->text) == 0) {
+            free(e->text);
+            e->text = x->text;
+            e->text_is_ev = true;
+            return;
+        }
+    }
+}
+
 static int best_candidate(cp_incident *inc, const block *b)
 {
     int best = -1;
@@ -296,6 +313,7 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
                 add_evidence(e, st->index, b->cand[i].line, b->cand[i].text);
         if (stack_only || inc->cat->rules[e->rule].role == CP_ROLE_ROOT)
             add_frame_evidence(e, st->index, stack_only);
+        share_key_text(e);
         /* No time of its own: the last time before it, else the first
          * after it (note_time fills that in later). */
         if (e->origin.time.kind == CP_TS_NONE)

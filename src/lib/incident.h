@@ -57,7 +57,8 @@ typedef struct cp_event {
     int stream;
     uint64_t line;         /* line of the key text */
     uint32_t rule;         /* the rule that names the event */
-    char *text;            /* the key line, for display */
+    bool text_is_ev;       /* text is the same line's evidence text (ev owns it) */
+    char *text;            /* the key line, for display; owned unless text_is_ev */
     cp_capset caps;        /* captures merged over the event's lines (owned) */
     cp_stackframe *frames; /* outermost first, innermost last */
     size_t n_frames;
