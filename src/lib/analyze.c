@@ -209,7 +209,7 @@ static const cp_event *app_xid_behind(const cp_incident *inc, const cp_event *ro
         const cp_event *e = &inc->events[i];
         const cp_rule *er = rule_of(inc, e);
         if (er && er->role == CP_ROLE_CONTEXT && er->owner != CP_OWNER_HARDWARE &&
-            cp_captures_get(&e->caps, "xid") && near_in_time(e, root) && closeness(inc, root, e) > 0)
+            cp_capset_get(&e->caps, "xid") && near_in_time(e, root) && closeness(inc, root, e) > 0)
             return e;
     }
     return NULL;
@@ -304,8 +304,8 @@ static void hw_label(const cp_rule *r, const char *xid, char *buf, size_t n)
 static void apply_hardware(cp_diagnosis *d, const cp_incident *inc, const cp_event *root, const cp_event *hw)
 {
     const cp_rule *hr = rule_of(inc, hw);
-    const char *xid = cp_captures_get(&hw->caps, "xid");
-    const char *busid = cp_captures_get(&hw->caps, "busid");
+    const char *xid = cp_capset_get(&hw->caps, "xid");
+    const char *busid = cp_capset_get(&hw->caps, "busid");
     bool same_gpu = closeness(inc, root, hw) == 2;
     char what[160], gap[64] = "";
     hw_label(hr, xid, what, sizeof what);
@@ -333,8 +333,8 @@ static void apply_hardware(cp_diagnosis *d, const cp_incident *inc, const cp_eve
 static void note_hardware_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *hw)
 {
     const cp_rule *hr = rule_of(inc, hw);
-    const char *xid = cp_captures_get(&hw->caps, "xid");
-    const char *busid = cp_captures_get(&hw->caps, "busid");
+    const char *xid = cp_capset_get(&hw->caps, "xid");
+    const char *busid = cp_capset_get(&hw->caps, "busid");
     const cp_event *err = NULL;
     for (size_t i = 0; i < inc->n_events && !err; i++) {
         const cp_event *e = &inc->events[i];
@@ -357,7 +357,7 @@ static void note_hardware_root(cp_diagnosis *d, const cp_incident *inc, const cp
 
 static void note_app_xid(cp_diagnosis *d, const cp_incident *inc, const cp_event *root, const cp_event *x)
 {
-    const char *xid = cp_captures_get(&x->caps, "xid");
+    const char *xid = cp_capset_get(&x->caps, "xid");
     cp_diag_note(d, "Xid %s on the same %s is what an application fault produces; no hardware Xid was logged, so "
                     "the %s is the program's, not the GPU's (confidence %d%%).",
                  xid, closeness(inc, root, x) == 2 ? "GPU" : "host", cp_kind_name(rule_of(inc, root)->kind),

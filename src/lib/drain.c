@@ -133,7 +133,7 @@ static void busid_of_rank(const cp_incident *inc, int rank, char norm[8])
 static bool gpu_of(const cp_incident *inc, const char *host, const cp_event *e, cp_drain_gpu *g)
 {
     char norm[8] = "";
-    const char *busid = cp_captures_get(&e->caps, "busid");
+    const char *busid = cp_capset_get(&e->caps, "busid");
     int64_t index = cap_i64(&e->caps, "gpu_index", -1);
     g->index = index >= 0 && index < 1024 ? (int)index : -1;
     g->rank = event_rank(inc, e);
@@ -200,8 +200,8 @@ static void describe(const cp_incident *inc, const finding *f, const cp_drain_gp
                      size_t n)
 {
     const cp_rule *r = &inc->cat->rules[f->rule];
-    const char *xid = cp_captures_get(&f->first->caps, "xid");
-    const char *busid = cp_captures_get(&f->first->caps, "busid");
+    const char *xid = cp_capset_get(&f->first->caps, "xid");
+    const char *busid = cp_capset_get(&f->first->caps, "busid");
     char label[96], where[48] = "", who[24] = "", times[16] = "";
     if (xid)
         snprintf(label, sizeof label, "%sXid %s", strstr(r->id, "nvswitch") ? "S" : "", xid);

@@ -89,7 +89,9 @@ int cp_incident_init(cp_incident *inc, const cp_catalog *cat, cp_matcher *m)
 
 static void free_event(cp_event *e)
 {
-    free(e->text);
+    if (!e->text_is_ev)
+        free(e->text);
+    cp_capset_free(&e->caps);
     for (size_t i = 0; i < e->n_frames; i++) {
         free(e->frames[i].file);
         free(e->frames[i].func);
@@ -98,6 +100,7 @@ static void free_event(cp_event *e)
     free(e->frames);
     for (int i = 0; i < e->n_ev; i++)
         free(e->ev[i].text);
+    free(e->ev);
 }
 
 static void block_reset(block *b)
@@ -205,6 +208,10 @@ static void add_evidence(cp_event *e, int stream, uint64_t line, const char *tex
     for (int i = 0; i < e->n_ev; i++)
         if (e->ev[i].line == line && e->ev[i].stream == stream)
             return;
+    cp_evline *grown = realloc(e->ev, (size_t)(e->n_ev + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    e->ev = grown;
     int at = e->n_ev;
     while (at > 0 && e->ev[at - 1].line > line)
         at--;
@@ -247,6 +254,22 @@ static void add_frame_evidence(cp_event *e, int stream, bool innermost_first)
     }
 }
 
+/* The key line is usually among the evidence too (a one-line NCCL
+ * timeout is both): the event then uses the evidence's copy instead of
+ * keeping a second one, megabytes in a cascade over thousands of ranks. */
+static void share_key_text(cp_event *e)
+{
+    for (int i = 0; i < e->n_ev && e->text; i++) {
+        const cp_evline *x = &e->ev[i];
+        if (x->stream == e->stream && x->line == e->line && x->text && strcmp(x->text, e->text) == 0) {
+            free(e->text);
+            e->text = x->text;
+            e->text_is_ev = true;
+            return;
+        }
+    }
+}
+
 static int best_candidate(cp_incident *inc, const block *b)
 {
     int best = -1;
@@ -279,7 +302,7 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
         e->line = c ? c->line : b->first_line;
         e->rule = c ? c->rule : CP_RULE_STACK;
         e->text = cp_strdup(c && c->text ? c->text : b->first_text ? b->first_text : "");
-        e->caps = b->caps;
+        cp_capset_pack(&e->caps, &b->caps);
         e->in_table = b->in_table;
         e->has_traceback = b->has_traceback;
         e->time_estimated = !b->time_own;
@@ -294,6 +317,7 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
                 add_evidence(e, st->index, b->cand[i].line, b->cand[i].text);
         if (stack_only || inc->cat->rules[e->rule].role == CP_ROLE_ROOT)
             add_frame_evidence(e, st->index, stack_only);
+        share_key_text(e);
         /* No time of its own: the last time before it, else the first
          * after it (note_time fills that in later). */
         if (e->origin.time.kind == CP_TS_NONE)

@@ -46,10 +46,10 @@ static inline int event_rank(const cp_incident *inc, const cp_event *e)
     return e->writer >= 0 ? inc->writers[e->writer].rank : -1;
 }
 
-static inline int64_t cap_i64(const cp_captures *c, const char *name, int64_t dflt)
+static inline int64_t cap_i64(const cp_capset *c, const char *name, int64_t dflt)
 {
     int64_t v;
-    const char *s = cp_captures_get(c, name);
+    const char *s = cp_capset_get(c, name);
     return s && cp_parse_i64(s, &v) ? v : dflt;
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capset.h"
 #include "catalog.h"
 #include "matcher.h"
 #include "origin.h"
@@ -57,11 +58,13 @@ typedef struct cp_event {
     int stream;
     uint64_t line;         /* line of the key text */
     uint32_t rule;         /* the rule that names the event */
-    char *text;            /* the key line, for display */
-    cp_captures caps;      /* captures merged over the event's lines */
+    bool text_is_ev;       /* text is the same line's evidence text (ev owns it) */
+    char *text;            /* the key line, for display; owned unless text_is_ev */
+    cp_capset caps;        /* captures merged over the event's lines (owned) */
     cp_stackframe *frames; /* outermost first, innermost last */
     size_t n_frames;
-    cp_evline ev[CP_EVIDENCE_MAX];
+    cp_evline *ev;         /* n_ev lines in line order, at most CP_EVIDENCE_MAX;
+                              sized to fit, since most events keep one or two */
     int n_ev;
     bool in_table;         /* a copy inside a launcher's failure table */
     cp_rank_via rank_via;  /* how the rank was learnt, when not from the line */

@@ -79,8 +79,9 @@ static json_t *writer_json(const cp_writer *w)
 static json_t *event_json(const cp_incident *inc, const cp_event *e)
 {
     json_t *caps = json_object(), *frames = json_array(), *ev = json_array();
-    for (int i = 0; i < e->caps.n; i++)
-        json_object_set_new(caps, e->caps.v[i].name, jstr(e->caps.v[i].value));
+    const char *value;
+    for (const char *k = cp_capset_next(&e->caps, NULL, &value); k; k = cp_capset_next(&e->caps, k, &value))
+        json_object_set_new(caps, k, jstr(value));
     for (size_t i = 0; i < e->n_frames; i++) {
         const cp_stackframe *f = &e->frames[i];
         json_array_append_new(frames, json_pack("{s:o,s:o,s:o,s:I,s:o}", "file", str_or_null(f->file), "func",
@@ -280,6 +281,24 @@ static int map_writer(const merge_ctx *m, int w)
     return w >= 0 && (size_t)w < m->n_writers ? m->writer_map[w] : -1;
 }
 
+/* Read through the matcher's fixed slots, so a summary's captures are cut
+ * to the same count and lengths as a scan's own. */
+static void captures_of(json_t *o, cp_capset *out)
+{
+    cp_captures caps;
+    caps.n = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v) {
+        if (caps.n >= CP_CAPTURE_MAX)
+            break;
+        snprintf(caps.v[caps.n].name, sizeof caps.v[0].name, "%s", k);
+        snprintf(caps.v[caps.n].value, sizeof caps.v[0].value, "%s", json_string_value(v) ? json_string_value(v) : "");
+        caps.n++;
+    }
+    cp_capset_pack(out, &caps);
+}
+
 static bool event_of(merge_ctx *m, json_t *o, cp_event *e)
 {
     memset(e, 0, sizeof *e);
@@ -293,16 +312,7 @@ static bool event_of(merge_ctx *m, json_t *o, cp_event *e)
     e->writer = map_writer(m, get_int(o, "writer", -1));
     e->line = (uint64_t)get_i64(o, "line", 0);
     e->text = dup_or_null(get_str(o, "text"));
-    const char *k;
-    json_t *v;
-    json_object_foreach(json_object_get(o, "captures"), k, v) {
-        if (e->caps.n >= CP_CAPTURE_MAX)
-            break;
-        snprintf(e->caps.v[e->caps.n].name, sizeof e->caps.v[0].name, "%s", k);
-        snprintf(e->caps.v[e->caps.n].value, sizeof e->caps.v[0].value, "%s",
-                 json_string_value(v) ? json_string_value(v) : "");
-        e->caps.n++;
-    }
+    captures_of(json_object_get(o, "captures"), &e->caps);
     json_t *frames = json_object_get(o, "frames");
     size_t nf = json_array_size(frames);
     if (nf > CP_FRAMES_MAX)
@@ -319,7 +329,10 @@ static bool event_of(merge_ctx *m, json_t *o, cp_event *e)
         e->n_frames = nf;
     }
     json_t *ev = json_object_get(o, "evidence");
-    for (size_t i = 0; i < json_array_size(ev) && e->n_ev < CP_EVIDENCE_MAX; i++) {
+    size_t ne = json_array_size(ev) < CP_EVIDENCE_MAX ? json_array_size(ev) : CP_EVIDENCE_MAX;
+    if (ne && !(e->ev = calloc(ne, sizeof *e->ev)))
+        ne = 0;
+    for (size_t i = 0; i < json_array_size(ev) && (size_t)e->n_ev < ne; i++) {
         json_t *x = json_array_get(ev, i);
         const char *t = json_string_value(json_array_get(x, 2));
         int es = stream_of(m, json_array_get(x, 0));

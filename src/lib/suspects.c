@@ -46,7 +46,7 @@ const char *cp_suspect_named_how(const cp_incident *inc, int rank)
     int best = 0;
     for (size_t i = 0; i < inc->n_events && rank >= 0; i++) {
         const cp_event *e = &inc->events[i];
-        const char *h = cp_captures_get(&e->caps, "how");
+        const char *h = cp_capset_get(&e->caps, "how");
         if (h && !e->in_table && cap_i64(&e->caps, "culprit_rank", -1) == rank && votes_of(e) > best) {
             how = h;
             best = votes_of(e);
@@ -337,7 +337,7 @@ void cp_ranks_from_subjects(cp_incident *inc)
         int r = pid > 0 && pid < INT_MAX ? cp_rank_of_pid(inc, host, (int)pid) : -1;
         if (r < 0 && local >= 0 && local < INT_MAX)
             r = cp_rank_of_local(inc, host, (int)local);
-        const char *busid = cp_captures_get(&e->caps, "busid");
+        const char *busid = cp_capset_get(&e->caps, "busid");
         if (r < 0 && busid)
             r = rank_of_busid(inc, host, busid);
         e->origin.rank = r;

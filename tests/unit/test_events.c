@@ -180,7 +180,7 @@ static void traceback_is_one_event(void **state)
     assert_non_null(strstr(e->text, "ValueError: TinyMLP expected input"));
     assert_true(e->has_traceback);
     assert_false(e->in_table);
-    assert_string_equal(cp_captures_get(&e->caps, "exc"), "ValueError");
+    assert_string_equal(cp_capset_get(&e->caps, "exc"), "ValueError");
 
     /* frames outermost first, as printed */
     assert_int_equal(e->n_frames, 4);
@@ -359,7 +359,7 @@ static void cpp_stack_joins_event_above(void **state)
     assert_int_equal(e->n_frames, 4);
     assert_string_equal(e->frames[0].func, "c10::Error::Error(c10::SourceLocation,");
     assert_non_null(strstr(e->frames[2].text, "watchdogHandler"));
-    assert_string_equal(cp_captures_get(&e->caps, "seq"), "6075");
+    assert_string_equal(cp_capset_get(&e->caps, "seq"), "6075");
     assert_true(has_evidence_line(e, 1, "Watchdog caught collective operation timeout"));
     assert_true(has_evidence_line(e, 3, "what():"));
     assert_evidence_true_to(e, cpp_stack_text);
@@ -453,7 +453,7 @@ static void faulthandler_after_sigterm_belongs_to_pid(void **state)
     assert_int_equal(count_rule(inc, rule("launcher.sigterm_fanout")), 1);
     const cp_event *fan = event_at(inc, 0, 1);
     assert_int_not_equal(fan->writer, stack->writer);
-    assert_string_equal(cp_captures_get(&fan->caps, "next_pid"), "12924");
+    assert_string_equal(cp_capset_get(&fan->caps, "next_pid"), "12924");
 }
 
 /* ds-13 / torchrun 2.x: glog launcher lines each start a record. */
@@ -473,8 +473,8 @@ static void own_header_starts_new_event(void **state)
     assert_int_equal(a->rule, rule("launcher.worker_failed"));
     assert_int_equal(b->rule, rule("launcher.sigkill"));
     assert_int_equal(c->rule, rule("launcher.sigterm_fanout"));
-    assert_string_equal(cp_captures_get(&a->caps, "pid"), "31243");
-    assert_string_equal(cp_captures_get(&b->caps, "pid"), "31245");
+    assert_string_equal(cp_capset_get(&a->caps, "pid"), "31243");
+    assert_string_equal(cp_capset_get(&b->caps, "pid"), "31245");
     assert_int_equal(a->n_ev, 1);
     assert_int_equal(b->n_ev, 1);
     /* same launcher process wrote them all */
