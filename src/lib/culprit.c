@@ -236,16 +236,18 @@ static void on_progress(void *user, uint64_t bytes)
 /* Reads `paths` into `inc`, which the caller has initialised. Returns the
  * reader's count of streams with text (negative: none readable), or
  * INT_MIN with the error set when the scan itself failed. */
-enum { SCAN_CHUNK = 4 << 20 };
+enum { SCAN_CHUNK = 4 << 20, SCAN_FIRST_CHUNK = 256 << 10 };
 
 static int scan_paths(culprit_ctx *ctx, cp_incident *inc, const char *const *paths, size_t n_paths)
 {
     cp_reader_opts ro;
     cp_reader_opts_default(&ro);
-    /* Larger chunks than the reader's default: per chunk, each writer's
-     * last progress line is parsed once (events.c), which with thousands
-     * of ranks is most of the lines of a 1 MiB chunk. */
+    /* Larger chunks than the reader's default: progress lines are thinned
+     * per chunk to each writer's first and last (prepare.h), which with
+     * thousands of ranks needs many lines per chunk. The first chunks are
+     * small so that a paste is spread over the cores at once. */
     ro.chunk_size = SCAN_CHUNK;
+    ro.first_chunk = SCAN_FIRST_CHUNK;
     if (ctx->max_line)
         ro.max_line = ctx->max_line;
     cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, on_special, on_whole};

@@ -23,6 +23,7 @@ struct cp_scanner {
     raw_hit *raw;
     size_t n_raw, cap_raw;
     bool raw_overflow;
+    const char *data;          /* the chunk being scanned */
 };
 
 struct cp_matcher {
@@ -252,12 +253,34 @@ void cp_scanner_free(cp_scanner *sc)
     free(sc);
 }
 
+/* The last byte of the line a match ending at `end` belongs to (a match
+ * that ends with the '\n' belongs to the line before it). */
+static size_t line_byte(const char *data, unsigned long long end)
+{
+    size_t b = end > 0 ? (size_t)end - 1 : 0;
+    return b > 0 && data[b] == '\n' ? b - 1 : b;
+}
+
+/* Whether a match is the same expression ending again on the line of the
+ * previous match: vectorscan reports every end of a trailing repeat
+ * ("frame #3: \S+" once per character of the name), and a line needs it
+ * once. */
+static bool repeats_last(const cp_scanner *m, unsigned int id, unsigned long long to)
+{
+    if (m->n_raw == 0 || m->raw[m->n_raw - 1].pattern != id || to < m->raw[m->n_raw - 1].end)
+        return false;
+    size_t a = line_byte(m->data, m->raw[m->n_raw - 1].end), b = line_byte(m->data, to);
+    return b <= a || !memchr(m->data + a, '\n', b - a);
+}
+
 static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
                     unsigned int flags, void *ctx)
 {
     (void)from;
     (void)flags;
     cp_scanner *m = ctx;
+    if (repeats_last(m, id, to))
+        return 0;
     if (m->n_raw == m->cap_raw) {
         size_t cap = m->cap_raw ? m->cap_raw * 2 : 1024;
         raw_hit *p = cap <= MAX_RAW_HITS ? realloc(m->raw, cap * sizeof *p) : NULL;
@@ -328,6 +351,7 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hi
     m->raw_overflow = false;
     if (len == 0)
         return 0;
+    m->data = data;
     hs_error_t e = hs_scan(m->m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
     if (e != HS_SUCCESS && e != HS_SCAN_TERMINATED)
         return -1;

@@ -8,25 +8,35 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/buf.h"
 #include "util/strutil.h"
 
 enum {
     PIPE_MAX_WORKERS = 8,
-    PIPE_THRESHOLD = 2 << 20  /* bytes processed inline before threads start */
+    PIPE_THRESHOLD = 256 << 10 /* bytes processed inline before threads start */
 };
 
 typedef enum op_kind { OP_BEGIN, OP_CHUNK, OP_END, OP_WARN } op_kind;
 
-/* A slot goes FREE -> FILLED (a chunk; other operations go straight to
- * READY) -> PREPARING -> READY -> applied, FREE again. */
+typedef struct op {
+    op_kind kind;
+    char *path;         /* OP_BEGIN, OP_WARN */
+    char *message;      /* OP_WARN */
+} op;
+
+/* A slot goes FREE -> FILLED (it has a chunk; one without goes straight
+ * to READY) -> PREPARING -> READY -> applied, FREE again. It carries the
+ * operations between two chunks with the chunk, in order, so that a run
+ * of small files does not take a slot per stream start and end. */
 typedef enum slot_state { SLOT_FREE, SLOT_FILLED, SLOT_PREPARING, SLOT_READY } slot_state;
 
 typedef struct slot {
-    op_kind kind;
     slot_state state;
-    char *buf;          /* chunk copy, or the path */
+    op *ops;
+    size_t n_ops, cap_ops;
+    bool has_chunk;
+    char *buf;          /* the chunk's copy */
     size_t len, cap;
-    char *message;      /* OP_WARN */
     uint64_t first_line;
     cp_hit_list hits;
     cp_prepared prep;
@@ -61,6 +71,7 @@ struct cp_pipeline {
     bool closing;
     bool failed;
     bool thin;          /* progress thinning (prepare.h); CULPRIT_NO_THIN=1 turns it off */
+    slot *filling;      /* the reader's slot, not yet published */
     cp_hit_list inline_hits;
     cp_prepared inline_prep;
 };
@@ -72,18 +83,36 @@ static int prepare(cp_pipeline *p, cp_scanner *sc, slot *s)
     return cp_prepare(p->inc->cat, s->buf, s->len, s->first_line, &s->hits, p->thin, &s->prep);
 }
 
-static int apply(cp_pipeline *p, slot *s)
+static int apply_op(cp_pipeline *p, const op *o, slot *s)
 {
-    switch (s->kind) {
-    case OP_BEGIN: return cp_incident_begin_stream(p->inc, s->buf);
+    switch (o->kind) {
+    case OP_BEGIN: return cp_incident_begin_stream(p->inc, o->path);
     case OP_CHUNK:
         if (s->prepared_rc != 0)
             return -1;
         return cp_incident_feed_prepared(p->inc, s->buf, s->len, &s->hits, &s->prep);
     case OP_END: cp_incident_end_stream(p->inc); return 0;
-    case OP_WARN: cp_incident_warn(p->inc, s->buf, s->message); return 0;
+    case OP_WARN: cp_incident_warn(p->inc, o->path, o->message); return 0;
     }
     return 0;
+}
+
+static int apply(cp_pipeline *p, slot *s)
+{
+    for (size_t i = 0; i < s->n_ops; i++)
+        if (apply_op(p, &s->ops[i], s) != 0)
+            return -1;
+    return 0;
+}
+
+static void clear_ops(slot *s)
+{
+    for (size_t i = 0; i < s->n_ops; i++) {
+        free(s->ops[i].path);
+        free(s->ops[i].message);
+    }
+    s->n_ops = 0;
+    s->has_chunk = false;
 }
 
 /* With the lock held: applies the oldest slot if it is ready and nobody
@@ -230,13 +259,20 @@ static slot *acquire(cp_pipeline *p)
     while (p->head - p->tail == p->n_slots)
         pthread_cond_wait(&p->changed, &p->lock);
     pthread_mutex_unlock(&p->lock);
-    return &p->ring[p->head % p->n_slots];
+    slot *s = &p->ring[p->head % p->n_slots];
+    clear_ops(s);
+    return s;
 }
 
-static int publish(cp_pipeline *p, slot *s, slot_state state)
+/* Hands the reader's slot to the workers. */
+static int publish(cp_pipeline *p)
 {
+    slot *s = p->filling;
+    if (!s)
+        return 0;
+    p->filling = NULL;
     pthread_mutex_lock(&p->lock);
-    s->state = state;
+    s->state = s->has_chunk ? SLOT_FILLED : SLOT_READY;
     p->head++;
     bool failed = p->failed;
     pthread_cond_broadcast(&p->changed);
@@ -244,35 +280,34 @@ static int publish(cp_pipeline *p, slot *s, slot_state state)
     return failed ? -1 : 0;
 }
 
-static bool put_text(slot *s, const char *text)
+/* Appends an operation to the reader's slot (taking a new one if none). */
+static int add_op(cp_pipeline *p, op_kind kind, const char *path, const char *message)
 {
-    size_t n = strlen(text) + 1;
-    if (n > s->cap) {
-        char *b = realloc(s->buf, n);
-        if (!b)
-            return false;
-        s->buf = b;
-        s->cap = n;
+    if (!p->filling)
+        p->filling = acquire(p);
+    slot *s = p->filling;
+    op *grown = cp_grow(s->ops, &s->cap_ops, s->n_ops, sizeof *grown, 4);
+    if (!grown)
+        return -1;
+    s->ops = grown;
+    op *o = &s->ops[s->n_ops];
+    *o = (op){.kind = kind};
+    if ((path && !(o->path = cp_strdup(path))) || (message && !(o->message = cp_strdup(message)))) {
+        free(o->path);
+        return -1;
     }
-    memcpy(s->buf, text, n);
-    s->len = n - 1;
-    return true;
+    s->n_ops++;
+    return 0;
 }
 
-/* An operation without a chunk: inline, or through the ring. */
+/* An operation without a chunk: inline, or into the reader's slot. */
 static int small_op(cp_pipeline *p, op_kind kind, const char *path, const char *message)
 {
     if (!p->threaded) {
-        slot s = {.kind = kind, .buf = (char *)path, .message = (char *)message};
-        return apply(p, &s);
+        op o = {.kind = kind, .path = (char *)path, .message = (char *)message};
+        return apply_op(p, &o, NULL);
     }
-    slot *s = acquire(p);
-    s->kind = kind;
-    free(s->message);
-    s->message = NULL;
-    if ((path && !put_text(s, path)) || (message && !(s->message = cp_strdup(message))))
-        return -1;
-    return publish(p, s, SLOT_READY);
+    return add_op(p, kind, path, message);
 }
 
 int cp_pipeline_begin(cp_pipeline *p, const char *path)
@@ -301,7 +336,12 @@ int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t fir
             return -1;
         return cp_incident_feed_prepared(p->inc, data, len, &p->inline_hits, &p->inline_prep);
     }
-    slot *s = acquire(p);
+    /* one chunk per slot: the operations after it wait in the next */
+    if (p->filling && p->filling->has_chunk && publish(p) != 0)
+        return -1;
+    if (add_op(p, OP_CHUNK, NULL, NULL) != 0)
+        return -1;
+    slot *s = p->filling;
     if (len > s->cap) {
         char *b = realloc(s->buf, len);
         if (!b)
@@ -310,22 +350,23 @@ int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t fir
         s->cap = len;
     }
     memcpy(s->buf, data, len);
-    s->kind = OP_CHUNK;
+    s->has_chunk = true;
     s->len = len;
     s->first_line = first_line;
     s->prepared_rc = 0;
-    return publish(p, s, SLOT_FILLED);
+    return 0;
 }
 
 int cp_pipeline_finish(cp_pipeline *p)
 {
     if (!p->threaded)
         return 0;
+    int rc = publish(p);
     stop_workers(p);
     pthread_cond_destroy(&p->changed);
     pthread_mutex_destroy(&p->lock);
     p->threaded = false;
-    return p->failed ? -1 : 0;
+    return p->failed || rc != 0 ? -1 : 0;
 }
 
 void cp_pipeline_free(cp_pipeline *p)
@@ -334,8 +375,9 @@ void cp_pipeline_free(cp_pipeline *p)
         return;
     cp_pipeline_finish(p);
     for (size_t i = 0; p->ring && i < p->n_slots; i++) {
+        clear_ops(&p->ring[i]);
+        free(p->ring[i].ops);
         free(p->ring[i].buf);
-        free(p->ring[i].message);
         cp_hit_list_free(&p->ring[i].hits);
         cp_prepared_free(&p->ring[i].prep);
     }

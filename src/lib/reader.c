@@ -106,6 +106,7 @@ struct run {
     void *user;
     char *buf;
     size_t cap;
+    size_t chunk_now;    /* target size of the next chunk (first_chunk, doubling) */
     seen_set seen;
     int next_index;
     int delivered;       /* streams that delivered text */
@@ -377,6 +378,19 @@ static enum kind by_magic(const unsigned char *p, size_t n)
  * are control characters text does not use or bytes that are not valid
  * UTF-8, the stream is binary. Random bytes score about 55%; a log in a
  * legacy 8-bit encoding stays well below 30%. */
+/* Whether 8 bytes are all printable ASCII (0x20-0x7e): the common case,
+ * which needs none of the per-byte checks below. */
+static bool plain_ascii8(const unsigned char *p)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t del = w ^ (ones * 0x7f);
+    uint64_t below_space = (w - ones * 0x20) & ~w & high; /* a byte < 0x20 */
+    uint64_t is_del = (del - ones) & ~del & high;         /* a byte == 0x7f */
+    return ((w & high) | below_space | is_del) == 0;
+}
+
 static enum kind classify(const unsigned char *p, size_t n)
 {
     enum kind k = by_magic(p, n);
@@ -385,6 +399,10 @@ static enum kind classify(const unsigned char *p, size_t n)
     if (k != K_TEXT)
         return k;
     while (i < n) {
+        if (n - i >= 8 && plain_ascii8(p + i)) {
+            i += 8;
+            continue;
+        }
         unsigned char c = p[i];
         size_t step = 1;
         if (c >= 0x80) {
@@ -431,6 +449,10 @@ static bool deliver(pump *st, char *p, size_t n)
     st->line += lines;
     st->delivered = true;
     st->stopped = stop != 0;
+    /* small first chunks let a short input start on every core at once;
+     * later ones grow to chunk_size, which per-chunk work amortises over */
+    if (st->r->chunk_now < st->r->o.chunk_size)
+        st->r->chunk_now = st->r->chunk_now * 2 < st->r->o.chunk_size ? st->r->chunk_now * 2 : st->r->o.chunk_size;
     return st->stopped;
 }
 
@@ -439,7 +461,7 @@ static bool deliver(pump *st, char *p, size_t n)
 static bool flush(pump *st, size_t *d, size_t s, bool all)
 {
     char *buf = st->r->buf;
-    const size_t chunk = st->r->o.chunk_size;
+    const size_t chunk = st->r->chunk_now;
 
     while (*d < s) {
         size_t e = s;
@@ -1020,6 +1042,7 @@ void cp_reader_opts_default(cp_reader_opts *opts)
     *opts = (cp_reader_opts){
         .max_line = 64 * KIB,
         .chunk_size = MIB,
+        .first_chunk = MIB,
         .max_member_bytes = (uint64_t)64 << 30,
         .max_ratio = 1000,
     };
@@ -1037,6 +1060,7 @@ static cp_reader_opts sane_opts(const cp_reader_opts *in)
         o.max_line = in->max_line < MAX_OPT_SIZE ? in->max_line : MAX_OPT_SIZE;
     if (in->chunk_size)
         o.chunk_size = in->chunk_size < MAX_OPT_SIZE ? in->chunk_size : MAX_OPT_SIZE;
+    o.first_chunk = in->first_chunk && in->first_chunk < o.chunk_size ? in->first_chunk : o.chunk_size;
     if (in->max_member_bytes)
         o.max_member_bytes = in->max_member_bytes;
     o.max_ratio = in->max_ratio > 0 ? in->max_ratio : 0;
@@ -1071,6 +1095,7 @@ int cp_reader_run(const char *const *paths, size_t n_paths,
     r->o = sane_opts(opts);
     r->cb = cb;
     r->user = user;
+    r->chunk_now = r->o.first_chunk;
     r->cap = r->o.chunk_size + r->o.max_line + 2;
     if (r->cap < HEAD_SIZE + 1)
         r->cap = HEAD_SIZE + 1;

@@ -19,6 +19,8 @@
 typedef struct cp_reader_opts {
     size_t max_line;          /* bytes of a line kept; longer lines are cut (default 64 KiB) */
     size_t chunk_size;        /* target size of a chunk (default 1 MiB) */
+    size_t first_chunk;       /* target size of the run's first chunk; each next one
+                                 doubles up to chunk_size (default: chunk_size) */
     uint64_t max_member_bytes;/* decompressed bytes read from one archive member or
                                  compressed file (default 64 GiB); the rest is skipped with a warning */
     double max_ratio;         /* decompression ratio above which an archive member is abandoned
