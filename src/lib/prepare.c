@@ -57,30 +57,37 @@ static bool same_identity(const cp_origin *a, const cp_origin *b)
            a->task == b->task && a->cuda_dev == b->cuda_dev && strcmp(a->host, b->host) == 0;
 }
 
-/* A table with room for every hit line of the chunk at half load. */
-static int size_keys(cp_prepared *p)
+/* The identity table stays small enough for the CPU's cache (it is probed
+ * for every progress line): at most KEYS_MAX / 2 identities are grouped
+ * in one run; lines of further ones are simply kept. */
+enum { KEYS_MAX = 16384 };
+
+static int size_tables(cp_prepared *p)
 {
+    if (p->n > p->cap_grouped) {
+        bool *g = realloc(p->grouped, p->n * sizeof *g);
+        if (!g)
+            return -1;
+        p->grouped = g;
+        p->cap_grouped = p->n;
+    }
     size_t want = 64;
-    while (want < 2 * p->n)
+    while (want < 2 * p->n && want < KEYS_MAX)
         want *= 2;
     if (want <= p->cap_keys)
         return 0;
     prep_key *k = calloc(want, sizeof *k);
-    bool *g = malloc(want / 2);
-    if (!k || !g) {
-        free(k);
-        free(g);
+    if (!k)
         return -1;
-    }
     free(p->keys);
-    free(p->grouped);
     p->keys = k;
-    p->grouped = g;
     p->cap_keys = want;
     p->generation = 0;
     return 0;
 }
 
+/* The line's identity in the table (added if new), or NULL when the table
+ * is half full and the identity new. */
 static prep_key *key_for(cp_prepared *p, uint32_t line)
 {
     const cp_origin *o = &p->lines[line].parsed;
@@ -89,6 +96,9 @@ static prep_key *key_for(cp_prepared *p, uint32_t line)
     for (size_t j = h & mask;; j = (j + 1) & mask) {
         prep_key *k = &p->keys[j];
         if (k->generation != p->generation) {
+            if (2 * (p->keys_used + 1) > p->cap_keys)
+                return NULL;
+            p->keys_used++;
             *k = (prep_key){.hash = h, .first = line, .last = line, .generation = p->generation};
             return k;
         }
@@ -99,7 +109,7 @@ static prep_key *key_for(cp_prepared *p, uint32_t line)
 
 /* Lines [from, to) are a run of progress lines; `grouped` marks the ones
  * that are not bare. */
-static void thin_run(cp_prepared *p, const bool *grouped, uint32_t from, uint32_t to)
+static void thin_run(cp_prepared *p, bool *grouped, uint32_t from, uint32_t to)
 {
     if (to - from < 3)
         return;
@@ -107,11 +117,16 @@ static void thin_run(cp_prepared *p, const bool *grouped, uint32_t from, uint32_
         memset(p->keys, 0, p->cap_keys * sizeof *p->keys);
         p->generation = 1;
     }
+    p->keys_used = 0;
     /* weight temporarily holds the key's slot */
     for (uint32_t i = from; i < to; i++) {
         if (!grouped[i])
             continue;
         prep_key *k = key_for(p, i);
+        if (!k) {
+            grouped[i] = false;
+            continue;
+        }
         k->last = i;
         k->count++;
         p->lines[i].weight = (uint32_t)(k - p->keys);
@@ -171,7 +186,7 @@ int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t fir
     }
     out->lines_in_chunk = no - first_line + cp_count_newlines(data + pos, len - pos);
     if (thin_progress && out->n >= 3 && out->n <= UINT32_MAX / 2) {
-        if (size_keys(out) != 0)
+        if (size_tables(out) != 0)
             return -1;
         thin(cat, hits, out);
     }

@@ -42,8 +42,9 @@ typedef struct cp_prepared {
     uint64_t lines_in_chunk;   /* newlines in the chunk */
     /* thinning scratch, reused across chunks */
     struct prep_key *keys;
-    bool *grouped;             /* per line: thinnable (cap_keys / 2 of them) */
-    size_t cap_keys;
+    size_t cap_keys, keys_used;
+    bool *grouped;             /* per line: progress, not bare */
+    size_t cap_grouped;
     uint32_t generation;
 } cp_prepared;
 

@@ -130,12 +130,44 @@ static void test_thinning_a_longer_run(void **state)
     assert_int_equal(fx->prep.lines[3].weight, 3);
 }
 
+/* More identities in one run than the table groups: the ones beyond it
+ * are kept whole, and the counts still add up. */
+static void test_thinning_more_writers_than_the_table(void **state)
+{
+    fixture *fx = *state;
+    enum { RANKS = 9000, ROUNDS = 3 };
+    size_t cap = (size_t)RANKS * ROUNDS * 128, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int round = 0; round < ROUNDS; round++)
+        for (int r = 0; r < RANKS; r++)
+            len += (size_t)snprintf(text + len, cap - len,
+                                    "[rank%d]:[2024-12-21 03:13:4%d,129] [INFO] [train.py:287:train] step %d/400\n", r,
+                                    round, round + 1);
+    assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, RANKS * ROUNDS);
+    assert_int_equal(cp_prepare(&fx->cat, text, len, 1, &fx->hits, true, &fx->prep), 0);
+    uint64_t total = 0;
+    for (size_t i = 0; i < fx->prep.n; i++)
+        total += fx->prep.lines[i].weight;
+    assert_int_equal(total, RANKS * ROUNDS);
+    /* rank 0 was grouped: first, skipped, last for two */
+    assert_int_equal(fx->prep.lines[0].weight, 1);
+    assert_int_equal(fx->prep.lines[RANKS].weight, 0);
+    assert_int_equal(fx->prep.lines[2 * RANKS].weight, 2);
+    /* the last rank did not fit: every line kept */
+    for (int round = 0; round < ROUNDS; round++)
+        assert_int_equal(fx->prep.lines[(size_t)round * RANKS + RANKS - 1].weight, 1);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_line_numbers_and_prefixes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinning_keeps_first_and_last_per_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinning_a_longer_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thinning_more_writers_than_the_table, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
