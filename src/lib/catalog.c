@@ -186,10 +186,6 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
         return fail(c, r->file, r->line, "rule '%s' has no match", r->id);
     } else if (r->n_tests == 0) {
         return fail(c, r->file, r->line, "rule '%s' has no test line", r->id);
-    } else if (r->n_scan && r->role != CP_ROLE_PROGRESS) {
-        /* a progress line is confirmed when its step is read; other roles
-         * would need every hit confirmed on the scan's hot path */
-        return fail(c, r->file, r->line, "rule '%s': scan is for progress rules only", r->id);
     }
     if (r->role == CP_ROLE_ROOT || r->role == CP_ROLE_CASCADE || r->role == CP_ROLE_CONCLUSION) {
         if (r->kind == CP_KIND_NONE)

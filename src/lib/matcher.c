@@ -24,6 +24,7 @@ struct cp_scanner {
     size_t n_raw, cap_raw;
     bool raw_overflow;
     const char *data;          /* the chunk being scanned */
+    pcre2_match_data *md;      /* confirming `scan` hits on this thread */
 };
 
 struct cp_matcher {
@@ -37,6 +38,8 @@ struct cp_matcher {
     bool *pattern_tried;       /* pattern id -> compilation attempted */
     size_t *rule_first;        /* rule -> its first pattern id */
     size_t n_patterns;
+    bool *confirm;             /* rule -> its `scan` hits need `match` on the scan threads */
+    bool any_confirm;
     pcre2_code ***frame_re;    /* rule -> if_frame expressions */
     pcre2_match_data *md;
 };
@@ -174,6 +177,29 @@ done:
     return rc;
 }
 
+static pcre2_code *pattern_code(cp_matcher *m, const cp_rule *r, size_t j, size_t pid);
+static bool confirm_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rule, const char *line, size_t len);
+
+/* The `match` expressions that confirm `scan` hits, compiled now: the scan
+ * threads use them (confirm_with) and must not compile lazily. */
+static int compile_scan_confirmations(cp_matcher *m, char *error, size_t error_len)
+{
+    for (size_t i = 0; i < m->cat->n_rules; i++) {
+        const cp_rule *r = &m->cat->rules[i];
+        m->confirm[i] = r->n_scan && r->role != CP_ROLE_PROGRESS;
+        m->any_confirm |= m->confirm[i];
+        for (size_t j = 0; r->n_scan && j < r->n_match; j++) {
+            if (!pattern_code(m, r, j, m->rule_first[i] + j)) {
+                if (error)
+                    snprintf(error, error_len, "%s:%d: rule '%s': bad expression: %s", r->file, r->line, r->id,
+                             r->match[j]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t error_len)
 {
     *out = NULL;
@@ -195,9 +221,11 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     for (size_t i = 0, pid = 0; m->rule_first && i < cat->n_rules; pid += cat->rules[i++].n_match)
         m->rule_first[i] = pid;
     m->frame_re = calloc(cat->n_rules, sizeof *m->frame_re);
+    m->confirm = calloc(cat->n_rules, sizeof *m->confirm);
     m->md = pcre2_match_data_create(32, NULL);
-    if (!m->hs_rule || !m->pattern_re || !m->pattern_tried || !m->rule_first || !m->frame_re || !m->md ||
-        compile_hs(m, error, error_len) != 0 || compile_pcre_parts(m, error, error_len) != 0) {
+    if (!m->hs_rule || !m->confirm || !m->pattern_re || !m->pattern_tried || !m->rule_first || !m->frame_re || !m->md ||
+        compile_hs(m, error, error_len) != 0 || compile_pcre_parts(m, error, error_len) != 0 ||
+        compile_scan_confirmations(m, error, error_len) != 0) {
         cp_matcher_free(m);
         return -1;
     }
@@ -225,6 +253,7 @@ void cp_matcher_free(cp_matcher *m)
     free(m->pattern_re);
     free(m->pattern_tried);
     free(m->rule_first);
+    free(m->confirm);
     free(m->hs_rule);
     pcre2_match_data_free(m->md);
     free(m);
@@ -236,7 +265,10 @@ int cp_scanner_new(cp_scanner **out, const cp_matcher *m)
     if (!*out)
         return -1;
     (*out)->m = m;
-    if (hs_alloc_scratch(m->db, &(*out)->scratch) != HS_SUCCESS) {
+    if (hs_alloc_scratch(m->db, &(*out)->scratch) != HS_SUCCESS ||
+        !((*out)->md = pcre2_match_data_create(32, NULL))) {
+        if ((*out)->scratch)
+            hs_free_scratch((*out)->scratch);
         free(*out);
         *out = NULL;
         return -1;
@@ -249,6 +281,7 @@ void cp_scanner_free(cp_scanner *sc)
     if (!sc)
         return;
     hs_free_scratch(sc->scratch);
+    pcre2_match_data_free(sc->md);
     free(sc->raw);
     free(sc);
 }
@@ -344,6 +377,29 @@ int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hi
     return cp_scanner_scan(m->own, data, len, hits);
 }
 
+/* Hits of a `scan` expression stand only where the rule's `match` agrees
+ * (progress rules excepted: their lines are confirmed when the step is
+ * read, and nearly every line of a training log is one). Lines left
+ * without rules are dropped. */
+static void confirm_hits(cp_scanner *sc, const char *data, cp_hit_list *hits)
+{
+    const cp_matcher *m = sc->m;
+    size_t kept_lines = 0;
+    for (size_t i = 0; i < hits->n; i++) {
+        cp_line_hits *l = &hits->lines[i];
+        uint32_t kept = 0;
+        for (uint32_t k = 0; k < l->n_rules; k++) {
+            uint32_t r = l->rules[k];
+            if (!m->confirm[r] || confirm_with(m, sc->md, r, data + l->start, l->len))
+                l->rules[kept++] = r;
+        }
+        l->n_rules = kept;
+        if (kept)
+            hits->lines[kept_lines++] = *l;
+    }
+    hits->n = kept_lines;
+}
+
 int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hits)
 {
     hits->n = 0;
@@ -381,6 +437,8 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hi
             return -1;
         add_rule(l, m->m->hs_rule[m->raw[i].pattern]);
     }
+    if (m->m->any_confirm)
+        confirm_hits(m, data, hits);
     return 0;
 }
 
@@ -456,18 +514,26 @@ int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len)
     return 0;
 }
 
-bool cp_matcher_confirms(cp_matcher *m, uint32_t rule, const char *line, size_t len)
+/* Whether one of the rule's `match` expressions matches the line. The
+ * codes of rules with `scan` are compiled when the matcher is made
+ * (compile_scan_confirmations), so threads only read them. */
+static bool confirm_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rule, const char *line, size_t len)
 {
     const cp_rule *r = &m->cat->rules[rule];
     if (r->n_scan == 0)
         return true;
     size_t pid = m->rule_first[rule];
     for (size_t j = 0; j < r->n_match; j++, pid++) {
-        pcre2_code *re = pattern_code(m, r, j, pid);
-        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, m->md, NULL) >= 0)
+        pcre2_code *re = m->pattern_re[pid];
+        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0)
             return true;
     }
     return false;
+}
+
+bool cp_matcher_confirms(cp_matcher *m, uint32_t rule, const char *line, size_t len)
+{
+    return confirm_with(m, m->md, rule, line, len);
 }
 
 const char *cp_captures_get(const cp_captures *c, const char *name)

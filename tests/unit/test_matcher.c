@@ -388,8 +388,9 @@ static void test_bad_vectorscan_expression(void **state)
     cp_catalog_free(&cat);
 }
 
-/* A progress rule with `scan`: vectorscan finds lines by the cheap
- * expression (a superset), captures and confirmation use `match`. */
+/* `scan`: vectorscan finds lines by the cheap expression (a superset);
+ * captures and confirmation use `match`. A progress line is confirmed
+ * when its step is read, any other at the scan. */
 static void test_scan_expression(void **state)
 {
     (void)state;
@@ -425,11 +426,24 @@ static void test_scan_expression(void **state)
     cp_matcher_free(m);
     cp_catalog_free(&cat);
 
-    /* only progress rules may have one */
+    /* any other rule: the scan itself drops what `match` does not confirm */
+    static const char frames[] =
+        "    forward (/x/train.py:44)\n"
+        "    loss.backward()\n"          /* passes the scan, not the match */
+        "[INFO] step (train.py:3)\n";     /* no indentation: not even scanned */
     cp_catalog_init(&cat);
-    write_rules("[rule t.ctx]\nrole = context\nmatch = disk full\nscan = disk\ntest = disk full\n");
-    assert_int_equal(cp_catalog_load_file(&cat, rules_path), -1);
-    assert_non_null(strstr(cat.error, "scan is for progress rules only"));
+    write_rules("[rule t.frame]\nrole = frame\n"
+                "match = ^\\s*(?<func>[\\w.]+) \\((?<file>[^:()]+\\.py):(?<line>\\d+)\\)\\s*$\n"
+                "scan = ^\\s+[\\w.]+[ (]\n"
+                "test =     forward (/x/train.py:44)\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
+    assert_int_equal(cp_matcher_scan(m, frames, strlen(frames), &hits), 0);
+    assert_int_equal(hits.n, 1);
+    assert_int_equal(hits.lines[0].start, 0);
+    assert_int_equal(hits.lines[0].n_rules, 1);
+    cp_hit_list_free(&hits);
+    cp_matcher_free(m);
     cp_catalog_free(&cat);
 }
 
