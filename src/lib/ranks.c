@@ -67,7 +67,7 @@ static uint64_t host_hash(const char *host)
     return h;
 }
 
-static int index_grow(windex *ix, const cp_writer *writers)
+static int index_grow(windex *ix)
 {
     size_t cap = ix->cap ? ix->cap * 2 : 1024;
     slot *s = malloc(cap * sizeof *s);
@@ -83,7 +83,6 @@ static int index_grow(windex *ix, const cp_writer *writers)
             j = (j + 1) & (cap - 1);
         s[j] = ix->slots[i];
     }
-    (void)writers;
     free(ix->slots);
     ix->slots = s;
     ix->cap = cap;
@@ -128,39 +127,61 @@ static int writer_new(cp_incident *inc, const cp_origin *o, int stream)
     return (int)inc->n_writers++;
 }
 
-int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
+/* The writer index, made on first use, with room for one more writer. */
+static windex *index_ready(cp_incident *inc)
 {
     windex *ix = inc->writer_index;
     if (!ix) {
         if (!(ix = calloc(1, sizeof *ix)))
-            return -1;
+            return NULL;
         inc->writer_index = ix;
     }
-    if ((ix->used + 1) * 2 > ix->cap && index_grow(ix, inc->writers) != 0)
-        return -1;
-    wkey key = key_of(o, stream);
-    uint64_t h = key_hash(&key);
+    if ((ix->used + 1) * 2 > ix->cap && index_grow(ix) != 0)
+        return NULL;
+    return ix;
+}
+
+/* The slot of the writer filed under (kind, value, host_hash): compared
+ * with the key it was filed under, so the fields it learns later do not
+ * move it. If there is none, the empty slot where it belongs. */
+static size_t index_find(const windex *ix, const cp_writer *writers, uint64_t h, char kind, int value,
+                         uint64_t key_host)
+{
     size_t j = h & (ix->cap - 1);
     for (; ix->slots[j].writer >= 0; j = (j + 1) & (ix->cap - 1)) {
-        if (ix->slots[j].hash != h)
-            continue;
-        cp_writer *w = &inc->writers[ix->slots[j].writer];
-        /* compare with the key the writer was filed under: the fields it
-         * learns later must not move it */
-        if (w->key_kind == key.kind && w->key_value == key.value && w->key_host == host_hash(key.host)) {
-            writer_learn(w, o);
-            return ix->slots[j].writer;
-        }
+        const cp_writer *w = &writers[ix->slots[j].writer];
+        if (ix->slots[j].hash == h && w->key_kind == kind && w->key_value == value && w->key_host == key_host)
+            break;
+    }
+    return j;
+}
+
+static void index_put(windex *ix, size_t j, uint64_t h, int writer)
+{
+    ix->slots[j].hash = h;
+    ix->slots[j].writer = writer;
+    ix->used++;
+}
+
+int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
+{
+    windex *ix = index_ready(inc);
+    if (!ix)
+        return -1;
+    wkey key = key_of(o, stream);
+    uint64_t h = key_hash(&key), key_host = host_hash(key.host);
+    size_t j = index_find(ix, inc->writers, h, key.kind, key.value, key_host);
+    if (ix->slots[j].writer >= 0) {
+        writer_learn(&inc->writers[ix->slots[j].writer], o);
+        return ix->slots[j].writer;
     }
     int wi = writer_new(inc, o, stream);
     if (wi < 0)
         return -1;
     inc->writers[wi].key_kind = key.kind;
     inc->writers[wi].key_value = key.value;
-    inc->writers[wi].key_host = host_hash(key.host);
-    ix->slots[j].hash = h;
-    ix->slots[j].writer = wi;
-    ix->used++;
+    inc->writers[wi].key_host = key_host;
+    index_put(ix, j, h, wi);
     return wi;
 }
 
@@ -170,23 +191,15 @@ int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
  * state (progress, phase, last time) of `w`, whose lines came after its own. */
 int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
 {
-    windex *ix = inc->writer_index;
-    if (!ix) {
-        if (!(ix = calloc(1, sizeof *ix)))
-            return -1;
-        inc->writer_index = ix;
-    }
-    if ((ix->used + 1) * 2 > ix->cap && index_grow(ix, inc->writers) != 0)
+    windex *ix = index_ready(inc);
+    if (!ix)
         return -1;
     bool keyed_host = (w->key_kind == 'l' || w->key_kind == 'p') && host_hash(w->id.host) == w->key_host;
     wkey key = {w->key_kind, w->key_value, keyed_host ? w->id.host : ""};
     uint64_t h = key_hash(&key);
-    size_t j = h & (ix->cap - 1);
-    for (; ix->slots[j].writer >= 0; j = (j + 1) & (ix->cap - 1)) {
+    size_t j = index_find(ix, inc->writers, h, w->key_kind, w->key_value, w->key_host);
+    if (ix->slots[j].writer >= 0) {
         cp_writer *x = &inc->writers[ix->slots[j].writer];
-        if (ix->slots[j].hash != h || x->key_kind != w->key_kind || x->key_value != w->key_value ||
-            x->key_host != w->key_host)
-            continue;
         writer_learn(x, &w->id);
         if (x->first_time.kind == CP_TS_NONE)
             x->first_time = w->first_time;
@@ -217,9 +230,7 @@ int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
     x->phase_text = w->phase_text ? strdup(w->phase_text) : NULL;
     x->pending = NULL;
     x->rank = -1;
-    ix->slots[j].hash = h;
-    ix->slots[j].writer = wi;
-    ix->used++;
+    index_put(ix, j, h, wi);
     return wi;
 }
 
