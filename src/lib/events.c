@@ -668,14 +668,10 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int 
 static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_info *li)
 {
     if (!w->pending) {
-        if (st->n_pending == st->cap_pending) {
-            size_t cap = st->cap_pending ? st->cap_pending * 2 : 64;
-            int *p = realloc(st->pending, cap * sizeof *p);
-            if (!p)
-                return;
-            st->pending = p;
-            st->cap_pending = cap;
-        }
+        int *grown = cp_grow(st->pending, &st->cap_pending, st->n_pending, sizeof *grown, 64);
+        if (!grown)
+            return;
+        st->pending = grown;
         st->pending[st->n_pending++] = wi;
     }
     w->pending = li->text;

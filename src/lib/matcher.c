@@ -3,6 +3,7 @@
 #include <hs.h>
 
 #include "dbcache.h"
+#include "util/buf.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdio.h>
@@ -315,15 +316,13 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
     if (repeats_last(m, id, to))
         return 0;
     if (m->n_raw == m->cap_raw) {
-        size_t cap = m->cap_raw ? m->cap_raw * 2 : 1024;
-        raw_hit *p = cap <= MAX_RAW_HITS ? realloc(m->raw, cap * sizeof *p) : NULL;
-        if (!p) {
+        raw_hit *grown = m->cap_raw < MAX_RAW_HITS ? cp_grow(m->raw, &m->cap_raw, m->n_raw, sizeof *grown, 1024) : NULL;
+        if (!grown) {
             /* Too many hits in one chunk: keep what we have rather than fail. */
             m->raw_overflow = true;
             return 1;
         }
-        m->raw = p;
-        m->cap_raw = cap;
+        m->raw = grown;
     }
     m->raw[m->n_raw].end = to;
     m->raw[m->n_raw].pattern = id;
@@ -341,14 +340,10 @@ static cp_line_hits *line_for(cp_hit_list *h, size_t start, size_t len)
 {
     if (h->n && h->lines[h->n - 1].start == start)
         return &h->lines[h->n - 1];
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 256;
-        cp_line_hits *p = realloc(h->lines, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        h->lines = p;
-        h->cap = cap;
-    }
+    cp_line_hits *grown = cp_grow(h->lines, &h->cap, h->n, sizeof *grown, 256);
+    if (!grown)
+        return NULL;
+    h->lines = grown;
     cp_line_hits *l = &h->lines[h->n++];
     l->start = start;
     l->len = len;

@@ -5,6 +5,7 @@
 
 #include "facts.h"
 #include "frame.h"
+#include "util/buf.h"
 #include "util/timeutil.h"
 
 /* glog and syslog times have no year: borrow the incident's. Boot-relative
@@ -66,14 +67,10 @@ static void boot_learn(boot_table *b, const char *host, int64_t wall_ms, int64_t
 {
     if (boot_find(b, host))
         return; /* the first pair decides; later ones agree within seconds */
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 16;
-        boot_clock *p = realloc(b->v, cap * sizeof *p);
-        if (!p)
-            return;
-        b->v = p;
-        b->cap = cap;
-    }
+    boot_clock *grown = cp_grow(b->v, &b->cap, b->n, sizeof *grown, 16);
+    if (!grown)
+        return;
+    b->v = grown;
     b->v[b->n++] = (boot_clock){host, wall_ms - boot_ms};
 }
 
