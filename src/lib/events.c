@@ -83,6 +83,8 @@ int cp_incident_init(cp_incident *inc, const cp_catalog *cat, cp_matcher *m)
     memset(inc, 0, sizeof *inc);
     inc->cat = cat;
     inc->matcher = m;
+    const char *no_thin = getenv("CULPRIT_NO_THIN");
+    inc->thin = !no_thin || !*no_thin || *no_thin == '0';
     inc->scan = calloc(1, sizeof(stream_scan));
     return inc->scan ? 0 : -1;
 }
@@ -832,7 +834,7 @@ int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t fi
 {
     stream_scan *st = inc->scan;
     if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0 ||
-        cp_prepare(inc->cat, data, len, first_line, &st->hits, true, &st->prep) != 0)
+        cp_prepare(inc->cat, data, len, first_line, &st->hits, inc->thin, &st->prep) != 0)
         return -1;
     return cp_incident_feed_prepared(inc, data, len, &st->hits, &st->prep);
 }

@@ -121,6 +121,7 @@ typedef struct cp_ident {
 typedef struct cp_incident {
     const cp_catalog *cat;
     cp_matcher *matcher;
+    bool thin;             /* progress thinning (prepare.h); CULPRIT_NO_THIN=1 turns it off */
     char **streams;        /* display paths */
     size_t n_streams;
     cp_writer *writers;

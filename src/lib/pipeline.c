@@ -70,17 +70,14 @@ struct cp_pipeline {
     bool applying;      /* a worker holds the turn to apply */
     bool closing;
     bool failed;
-    bool thin;          /* progress thinning (prepare.h); CULPRIT_NO_THIN=1 turns it off */
     slot *filling;      /* the reader's slot, not yet published */
-    cp_hit_list inline_hits;
-    cp_prepared inline_prep;
 };
 
 static int prepare(cp_pipeline *p, cp_scanner *sc, slot *s)
 {
     if (cp_scanner_scan(sc, s->buf, s->len, &s->hits) != 0)
         return -1;
-    return cp_prepare(p->inc->cat, s->buf, s->len, s->first_line, &s->hits, p->thin, &s->prep);
+    return cp_prepare(p->inc->cat, s->buf, s->len, s->first_line, &s->hits, p->inc->thin, &s->prep);
 }
 
 static int apply_op(cp_pipeline *p, const op *o, slot *s)
@@ -181,8 +178,6 @@ int cp_pipeline_new(cp_pipeline **out, cp_incident *inc, cp_matcher *m)
         return -1;
     (*out)->inc = inc;
     (*out)->m = m;
-    const char *no_thin = getenv("CULPRIT_NO_THIN");
-    (*out)->thin = !no_thin || !*no_thin || *no_thin == '0';
     return 0;
 }
 
@@ -330,12 +325,8 @@ int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t fir
     p->bytes += len;
     if (p->progress)
         p->progress(p->progress_user, p->bytes);
-    if (!p->threaded && (p->bytes <= PIPE_THRESHOLD || !start_threads(p))) {
-        if (cp_matcher_scan(p->m, data, len, &p->inline_hits) != 0 ||
-            cp_prepare(p->inc->cat, data, len, first_line, &p->inline_hits, p->thin, &p->inline_prep) != 0)
-            return -1;
-        return cp_incident_feed_prepared(p->inc, data, len, &p->inline_hits, &p->inline_prep);
-    }
+    if (!p->threaded && (p->bytes <= PIPE_THRESHOLD || !start_threads(p)))
+        return cp_incident_feed(p->inc, data, len, first_line);
     /* one chunk per slot: the operations after it wait in the next */
     if (p->filling && p->filling->has_chunk && publish(p) != 0)
         return -1;
@@ -382,7 +373,5 @@ void cp_pipeline_free(cp_pipeline *p)
         cp_prepared_free(&p->ring[i].prep);
     }
     free(p->ring);
-    cp_hit_list_free(&p->inline_hits);
-    cp_prepared_free(&p->inline_prep);
     free(p);
 }
