@@ -277,6 +277,13 @@ static int parse_kv(cp_catalog *c, const char *file, int line, char *text, pendi
     size_t n = strlen(val);
     while (n && (val[n - 1] == ' ' || val[n - 1] == '\t'))
         n--;
+    /* "\ " keeps the whitespace after the backslash: a test line's
+     * indentation can be what its rule matches (py-spy's four spaces). In
+     * an expression "\ " is a space anyway. */
+    if (val[0] == '\\' && (val[1] == ' ' || val[1] == '\t')) {
+        val++;
+        n--;
+    }
     return cp_buf_append(&p->val, val, n);
 }
 

@@ -208,6 +208,33 @@ static void test_crlf_and_state_end(void **state)
     cp_catalog_free(&c);
 }
 
+/* "\ " at the start of a value keeps the indentation after it; other
+ * backslashes (an expression's "\[") stay as written. */
+static void test_value_keeps_escaped_indentation(void **state)
+{
+    (void)state;
+    cp_catalog c;
+    cp_catalog_init(&c);
+
+    assert_int_equal(load_text(&c, "indent.rules",
+                               "[rule frame.indented]\n"
+                               "role  = frame\n"
+                               "match = ^    \\w+ \\(\n"
+                               "match = \\[rank\\d+\\]\n"
+                               "test  = \\    forward (train.py:44)  \n"
+                               "test  = \\\tstep (a.py:1)\n"
+                               "test  =     trimmed (b.py:2)\n"),
+                     0);
+    const cp_rule *r = &c.rules[0];
+    assert_string_equal(r->match[0], "^    \\w+ \\(");
+    assert_string_equal(r->match[1], "\\[rank\\d+\\]");
+    assert_int_equal(r->n_tests, 3);
+    assert_string_equal(r->tests[0], "    forward (train.py:44)");
+    assert_string_equal(r->tests[1], "\tstep (a.py:1)");
+    assert_string_equal(r->tests[2], "trimmed (b.py:2)");
+    cp_catalog_free(&c);
+}
+
 static void test_empty_and_comment_only_files(void **state)
 {
     (void)state;
@@ -556,6 +583,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_rule),
         cmocka_unit_test(test_crlf_and_state_end),
+        cmocka_unit_test(test_value_keeps_escaped_indentation),
         cmocka_unit_test(test_empty_and_comment_only_files),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_error_in_second_rule),
