@@ -131,11 +131,53 @@ static void name_bad_pattern(const cp_matcher *m, int expr, const char *msg, cha
              r->file, r->line, r->id, msg);
 }
 
+/* Whether s[i] is escaped by an odd run of backslashes before it. */
+static bool escaped(const char *s, size_t i)
+{
+    size_t k = 0;
+    while (k < i && s[i - 1 - k] == '\\')
+        k++;
+    return k % 2 == 1;
+}
+
+/* The form of an expression vectorscan scans for: a trailing repeat is cut
+ * to what decides whether a line matches. "frame #\d+: (?<func>\S+)" hits
+ * exactly the lines "frame #\d+: (?<func>\S)" hits, but vectorscan reports
+ * the first once per character of the name. Captures come from PCRE2 and
+ * the full expression, so nothing else changes. Cut: "X+" -> "X" (also just
+ * inside a closing group), ".*" and "\w*"-style escapes at the very end.
+ * An expression that cannot match the empty string still cannot. Returns
+ * a copy the caller frees, or NULL when out of memory. */
+char *cp_matcher_scan_form(const char *expr)
+{
+    char *s = strdup(expr);
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    size_t end = n > 0 && s[n - 1] == ')' && !escaped(s, n - 1) ? n - 1 : n;
+    if (end >= 2 && s[end - 1] == '+' && !escaped(s, end - 1) && s[end - 2] != '(') {
+        memmove(s + end - 1, s + end, n - end + 1);
+    } else if (end == n && n >= 3 && s[n - 1] == '*' && s[n - 2] == '.' && !escaped(s, n - 2)) {
+        s[n - 2] = '\0';
+    } else if (end == n && n >= 4 && s[n - 1] == '*' && s[n - 3] == '\\' && !escaped(s, n - 3) &&
+               ((s[n - 2] >= 'a' && s[n - 2] <= 'z') || (s[n - 2] >= 'A' && s[n - 2] <= 'Z'))) {
+        s[n - 3] = '\0';
+    }
+    return s;
+}
+
+static void free_exprs(char **exprs, size_t n)
+{
+    for (size_t i = 0; exprs && i < n; i++)
+        free(exprs[i]);
+    free(exprs);
+}
+
 static int compile_hs(cp_matcher *m, char *error, size_t error_len)
 {
     int rc = -1;
     size_t n = m->n_hs;
-    const char **exprs = calloc(n, sizeof *exprs);
+    char **exprs = calloc(n, sizeof *exprs);
     unsigned *flags = calloc(n, sizeof *flags);
     unsigned *ids = calloc(n, sizeof *ids);
     if (!exprs || !flags || !ids)
@@ -146,7 +188,8 @@ static int compile_hs(cp_matcher *m, char *error, size_t error_len)
         size_t k;
         char **e = hs_exprs(r, &k);
         for (size_t j = 0; j < k; j++, pid++) {
-            exprs[pid] = e[j];
+            if (!(exprs[pid] = cp_matcher_scan_form(e[j])))
+                goto done;
             flags[pid] = HS_FLAG_MULTILINE | (r->nocase ? HS_FLAG_CASELESS : 0);
             ids[pid] = (unsigned)pid;
             m->hs_rule[pid] = (uint32_t)i;
@@ -158,7 +201,8 @@ static int compile_hs(cp_matcher *m, char *error, size_t error_len)
         cp_dbkey_add(&key, exprs[i], flags[i], ids[i]);
     if (!(m->db = cp_dbcache_load(&key))) {
         hs_compile_error_t *err = NULL;
-        if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db, &err) != HS_SUCCESS) {
+        if (hs_compile_multi((const char *const *)exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db,
+                             &err) != HS_SUCCESS) {
             name_bad_pattern(m, err ? err->expression : -1, err ? err->message : "?", error, error_len);
             hs_free_compile_error(err);
             goto done;
@@ -172,7 +216,7 @@ static int compile_hs(cp_matcher *m, char *error, size_t error_len)
     }
     rc = 0;
 done:
-    free(exprs);
+    free_exprs(exprs, n);
     free(flags);
     free(ids);
     return rc;

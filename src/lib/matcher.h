@@ -84,6 +84,11 @@ const char *cp_captures_get(const cp_captures *c, const char *name);
 bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t len);
 bool cp_matcher_has_if_frame(const cp_matcher *m, uint32_t rule);
 
+/* The form of an expression that vectorscan scans for: a trailing repeat
+ * cut to one ("\\S+" -> "\\S"), which hits the same lines but is reported
+ * once, not once per character. Caller frees; NULL when out of memory. */
+char *cp_matcher_scan_form(const char *expr);
+
 void cp_hit_list_free(cp_hit_list *h);
 
 #endif

@@ -447,6 +447,67 @@ static void test_scan_expression(void **state)
     cp_catalog_free(&cat);
 }
 
+/* What vectorscan scans for: a trailing repeat cut to one, and nothing
+ * else; escaped characters are never taken for operators. */
+static void test_scan_form(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"frame #\\d+: (?<func>\\S+)", "frame #\\d+: (?<func>\\S)"},
+        {"\\] zero checkpoint saved \\S+", "\\] zero checkpoint saved \\S"},
+        {"busId (?<busid>[0-9a-fA-F]+)", "busId (?<busid>[0-9a-fA-F])"},
+        {"oom-kill:.*", "oom-kill:"},
+        {"Killed process\\s*", "Killed process"},
+        {"(?:ab)+", "(?:ab)"},
+        {"step (?<step>\\d+)$", "step (?<step>\\d+)$"},   /* anchored: one report per line */
+        {"a\\+", "a\\+"},                                  /* an escaped plus is a plus */
+        {"a\\\\+", "a\\\\"},                               /* an escaped backslash, repeated */
+        {"dots\\.*", "dots\\.*"},
+        {"\\d+ (?:x|y)", "\\d+ (?:x|y)"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = cp_matcher_scan_form(cases[i][0]);
+        assert_non_null(got);
+        assert_string_equal(got, cases[i][1]);
+        free(got);
+    }
+}
+
+/* With its trailing repeat cut for vectorscan, a rule still hits each of
+ * its lines once, and its captures still come from the whole expression
+ * (the whole name, not its first character). */
+static void test_trailing_repeat_hits_once(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    cp_hit_list hits;
+    char error[512] = "";
+    memset(&hits, 0, sizeof hits);
+    cp_catalog_init(&cat);
+    write_rules("[rule t.cppframe]\nrole = frame\n"
+                "match = frame #\\d+: (?<func>\\S+)\n"
+                "test = frame #0: c10::Error::Error(c10::SourceLocation)\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, error, sizeof error), 0);
+    const char *data = "frame #0: c10::Error::Error(c10::SourceLocation)\n"
+                       "no frame here\n"
+                       "frame #1: c10d::ProcessGroupNCCL::watchdogHandler()\n";
+    assert_int_equal(cp_matcher_scan(m, data, strlen(data), &hits), 0);
+    assert_int_equal(hits.n, 2);
+    assert_int_equal(hits.lines[0].n_rules, 1);
+    assert_int_equal(hits.lines[1].start, strlen("frame #0: c10::Error::Error(c10::SourceLocation)\nno frame here\n"));
+    cp_captures c;
+    memset(&c, 0, sizeof c);
+    const char *line = data + hits.lines[1].start;
+    assert_int_equal(cp_matcher_captures(m, 0, line, hits.lines[1].len, &c), 1);
+    assert_string_equal(cp_captures_get(&c, "func"), "c10d::ProcessGroupNCCL::watchdogHandler()");
+    cp_hit_list_free(&hits);
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+}
+
 static void test_bad_if_frame_expression(void **state)
 {
     (void)state;
@@ -530,6 +591,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_if_frame, setup, teardown),
         cmocka_unit_test(test_bad_vectorscan_expression),
         cmocka_unit_test(test_scan_expression),
+        cmocka_unit_test(test_scan_form),
+        cmocka_unit_test(test_trailing_repeat_hits_once),
         cmocka_unit_test(test_bad_if_frame_expression),
         cmocka_unit_test(test_empty_catalog),
         cmocka_unit_test(test_real_catalog_hits_its_tests),
