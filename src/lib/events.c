@@ -839,15 +839,30 @@ int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t fi
     return cp_incident_feed_prepared(inc, data, len, &st->hits, &st->prep);
 }
 
-/* A progress line thinned out (prepare.h): its writer hears of it through
- * a later line, but the stream's clock and "line before" state move as
- * they would, for the lines that follow. It is never bare, so its origin
- * is its own prefixes over the path's. */
-static void skip_line(cp_incident *inc, stream_scan *st, const cp_line_prep *lp)
+/* Progress lines thinned out (prepare.h), lines [from, to) of a chunk:
+ * their writers hear of them through later lines, but the stream's clock
+ * and "line before" state move as they would line by line. Only the
+ * first time in the run can settle untimed events and blocks (note_time
+ * settles them all at once), the clock keeps the last, and the state
+ * "before" the next line is the run's last line. A thinned line is never
+ * bare, so its origin is its own prefixes over the path's. */
+static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *lines, size_t from, size_t to)
 {
+    size_t first = to, last = to;
+    for (size_t i = from; i < to; i++) {
+        if (lines[i].parsed.time.kind == CP_TS_NONE)
+            continue;
+        if (first == to)
+            first = i;
+        last = i;
+    }
+    if (first < to) {   /* a path gives no time: only the lines' own count */
+        note_time(inc, st, &lines[first].parsed.time);
+        st->last_time = lines[last].parsed.time;
+    }
+    const cp_line_prep *lp = &lines[to - 1];
     cp_origin o = st->path_origin;
     cp_origin_merge(&o, &lp->parsed);
-    note_time(inc, st, &o.time);
     if (o.time.kind == CP_TS_NONE)
         o.time = st->last_time;
     st->prev_inheritable = o.level == 'E' || o.level == 'F';
@@ -862,11 +877,17 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
     stream_scan *st = inc->scan;
     inc->bytes += len;
     inc->hit_lines += hits->n;
-    for (size_t i = 0; i < hits->n; i++) {
-        if (prep->lines[i].weight > 0)
+    for (size_t i = 0; i < hits->n;) {
+        if (prep->lines[i].weight > 0) {
             process_line(inc, st, data, &hits->lines[i], &prep->lines[i]);
-        else
-            skip_line(inc, st, &prep->lines[i]);
+            i++;
+            continue;
+        }
+        size_t end = i + 1;
+        while (end < hits->n && prep->lines[end].weight == 0)
+            end++;
+        skip_run(inc, st, prep->lines, i, end);
+        i = end;
     }
     inc->lines += prep->lines_in_chunk;
     flush_progress(inc, st); /* the chunk's lines are valid until we return */
