@@ -256,16 +256,16 @@ static const char *skip_space(const char *s)
 }
 
 /* The same error copied into torchrun's failure table (with @record)
- * carries the rank its own traceback did not. */
-static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev)
+ * carries the rank its own traceback did not. `copies` are the events
+ * of the table that have a rank. */
+static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev, const size_t *copies, size_t n_copies)
 {
     int found = -1;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        int r = event_rank(inc, e);
-        if (e == ev || !e->in_table || e->rule != ev->rule || r < 0 ||
-            strcmp(skip_space(e->text), skip_space(ev->text)) != 0)
+    for (size_t i = 0; i < n_copies; i++) {
+        const cp_event *e = &inc->events[copies[i]];
+        if (e == ev || e->rule != ev->rule || strcmp(skip_space(e->text), skip_space(ev->text)) != 0)
             continue;
+        int r = event_rank(inc, e);
         if (found >= 0 && found != r)
             return -1;
         found = r;
@@ -350,12 +350,22 @@ void cp_ranks_from_table_copies(cp_incident *inc)
 {
     if (!inc->n_table)
         return;
-    for (size_t i = 0; i < inc->n_events; i++) {
+    /* the table's copies first: the events to place may be thousands (a
+     * timeout on every rank), the copies are few */
+    size_t n_copies = 0;
+    size_t *copies = malloc(inc->n_events * sizeof *copies);
+    if (!copies)
+        return;
+    for (size_t i = 0; i < inc->n_events; i++)
+        if (inc->events[i].in_table && event_rank(inc, &inc->events[i]) >= 0)
+            copies[n_copies++] = i;
+    for (size_t i = 0; n_copies && i < inc->n_events; i++) {
         cp_event *e = &inc->events[i];
         if (!e->in_table && event_rank(inc, e) < 0 && e->rule != CP_RULE_STACK &&
-            (e->origin.rank = rank_from_table_copy(inc, e)) >= 0)
+            (e->origin.rank = rank_from_table_copy(inc, e, copies, n_copies)) >= 0)
             e->rank_via = CP_VIA_TABLE_COPY;
     }
+    free(copies);
 }
 
 /* The one rank whose last logged step is behind every other rank's (or
