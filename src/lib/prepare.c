@@ -2,19 +2,30 @@
  * (see prepare.h). */
 #include "prepare.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frame.h"
 #include "util/strutil.h"
 
-/* A writer identity seen in the current run of progress lines. */
+/* A writer identity seen in the current run of progress lines. It holds
+ * the identity itself, so a probe compares it without reading the line it
+ * came from (at thousands of ranks, that read missed the cache). */
 typedef struct prep_key {
-    uint64_t hash;
+    int32_t rank, local_rank, pid, task, cuda_dev;
+    uint32_t host;          /* the chunk's host number (host_number) */
     uint32_t first, last;   /* indices of its first and last line in the run */
     uint32_t count;
     uint32_t generation;    /* entries of older runs are free */
 } prep_key;
+
+/* A host name of the chunk, numbered in order of appearance. */
+typedef struct prep_host {
+    uint64_t hash;
+    uint32_t number;
+    uint32_t generation;    /* entries of older chunks are free */
+} prep_host;
 
 static bool only_progress(const cp_catalog *cat, const cp_line_hits *h)
 {
@@ -37,30 +48,38 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h;
 }
 
-/* The fields that decide which writer a line belongs to (ranks.c). */
-static uint64_t identity_hash(const cp_origin *o)
+static uint64_t host_hash(const char *host)
 {
     uint64_t h = 1469598103934665603u;
+    for (const char *c = host; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211u;
+    return h;
+}
+
+/* The fields that decide which writer a line belongs to (ranks.c). */
+static uint64_t identity_hash(const cp_origin *o, uint64_t host)
+{
+    uint64_t h = host;
     h = mix(h, (uint32_t)o->rank);
     h = mix(h, (uint32_t)o->local_rank);
     h = mix(h, (uint32_t)o->pid);
     h = mix(h, (uint32_t)o->task);
     h = mix(h, (uint32_t)o->cuda_dev);
-    for (const char *c = o->host; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211u;
     return h;
 }
 
-static bool same_identity(const cp_origin *a, const cp_origin *b)
+static bool same_identity(const prep_key *k, const cp_origin *o, uint32_t host)
 {
-    return a->rank == b->rank && a->local_rank == b->local_rank && a->pid == b->pid &&
-           a->task == b->task && a->cuda_dev == b->cuda_dev && strcmp(a->host, b->host) == 0;
+    return k->rank == o->rank && k->local_rank == o->local_rank && k->pid == o->pid && k->task == o->task &&
+           k->cuda_dev == o->cuda_dev && k->host == host;
 }
 
-/* The identity table stays small enough for the CPU's cache (it is probed
- * for every progress line): at most KEYS_MAX / 2 identities are grouped
- * in one run; lines of further ones are simply kept. */
-enum { KEYS_MAX = 16384 };
+/* The identity table is probed for every progress line, so it stays as
+ * small as the identities need: it starts at KEYS_MIN slots and doubles
+ * for the next chunk whenever a run filled half of it, up to KEYS_MAX.
+ * Lines of identities that do not fit are simply kept. The host table
+ * has as many slots. */
+enum { KEYS_MIN = 64, KEYS_MAX = 16384, HOSTS_MAX = KEYS_MAX / 2 };
 
 static int size_tables(cp_prepared *p)
 {
@@ -71,38 +90,79 @@ static int size_tables(cp_prepared *p)
         p->grouped = g;
         p->cap_grouped = p->n;
     }
-    size_t want = 64;
-    while (want < 2 * p->n && want < KEYS_MAX)
+    size_t want = p->cap_keys ? p->cap_keys : KEYS_MIN;
+    if (p->keys_full && want < KEYS_MAX)
         want *= 2;
-    if (want <= p->cap_keys)
+    p->keys_full = false;
+    if (want == p->cap_keys)
         return 0;
     prep_key *k = calloc(want, sizeof *k);
-    if (!k)
+    prep_host *h = calloc(want, sizeof *h);
+    char(*names)[CP_HOST_MAX] = malloc(want / 2 * sizeof *names);
+    if (!k || !h || !names) {
+        free(k);
+        free(h);
+        free(names);
         return -1;
+    }
     free(p->keys);
+    free(p->hosts);
+    free(p->host_names);
     p->keys = k;
+    p->hosts = h;
+    p->host_names = names;
     p->cap_keys = want;
     p->generation = 0;
+    p->host_generation = 0;
     return 0;
 }
 
-/* The line's identity in the table (added if new), or NULL when the table
+/* The number of the line's host in this chunk (given the hash of its
+ * name), or UINT32_MAX when the table is half full and the name new. */
+static uint32_t host_number(cp_prepared *p, const char *host, uint64_t hash)
+{
+    size_t mask = p->cap_keys - 1;
+    for (size_t j = hash & mask;; j = (j + 1) & mask) {
+        prep_host *e = &p->hosts[j];
+        if (e->generation != p->host_generation) {
+            if (2 * (p->n_hosts + 1) > p->cap_keys || p->n_hosts >= HOSTS_MAX) {
+                p->keys_full = true;
+                return UINT32_MAX;
+            }
+            *e = (prep_host){.hash = hash, .number = (uint32_t)p->n_hosts, .generation = p->host_generation};
+            snprintf(p->host_names[p->n_hosts], CP_HOST_MAX, "%s", host);
+            return (uint32_t)p->n_hosts++;
+        }
+        if (e->hash == hash && strcmp(p->host_names[e->number], host) == 0)
+            return e->number;
+    }
+}
+
+/* The line's identity in the table (added if new), or NULL when a table
  * is half full and the identity new. */
 static prep_key *key_for(cp_prepared *p, uint32_t line)
 {
     const cp_origin *o = &p->lines[line].parsed;
-    uint64_t h = identity_hash(o);
+    uint64_t hh = host_hash(o->host);
+    uint32_t host = host_number(p, o->host, hh);
+    if (host == UINT32_MAX)
+        return NULL;
+    uint64_t h = identity_hash(o, hh);
     size_t mask = p->cap_keys - 1;
     for (size_t j = h & mask;; j = (j + 1) & mask) {
         prep_key *k = &p->keys[j];
         if (k->generation != p->generation) {
-            if (2 * (p->keys_used + 1) > p->cap_keys)
+            if (2 * (p->keys_used + 1) > p->cap_keys) {
+                p->keys_full = true;
                 return NULL;
+            }
             p->keys_used++;
-            *k = (prep_key){.hash = h, .first = line, .last = line, .generation = p->generation};
+            *k = (prep_key){.rank = o->rank, .local_rank = o->local_rank, .pid = o->pid,
+                            .task = o->task, .cuda_dev = o->cuda_dev, .host = host,
+                            .first = line, .last = line, .generation = p->generation};
             return k;
         }
-        if (k->hash == h && same_identity(&p->lines[k->first].parsed, o))
+        if (same_identity(k, o, host))
             return k;
     }
 }
@@ -149,6 +209,11 @@ static void thin_run(cp_prepared *p, bool *grouped, uint32_t from, uint32_t to)
 static void thin(const cp_catalog *cat, const cp_hit_list *hits, cp_prepared *p)
 {
     bool *grouped = p->grouped;
+    if (++p->host_generation == 0) {
+        memset(p->hosts, 0, p->cap_keys * sizeof *p->hosts);
+        p->host_generation = 1;
+    }
+    p->n_hosts = 0;
     uint32_t run = 0;
     for (uint32_t i = 0; i < p->n; i++) {
         bool progress = only_progress(cat, &hits->lines[i]);
@@ -197,6 +262,8 @@ void cp_prepared_free(cp_prepared *p)
 {
     free(p->lines);
     free(p->keys);
+    free(p->hosts);
+    free(p->host_names);
     free(p->grouped);
     memset(p, 0, sizeof *p);
 }

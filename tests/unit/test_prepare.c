@@ -130,7 +130,8 @@ static void test_thinning_a_longer_run(void **state)
     assert_int_equal(fx->prep.lines[3].weight, 3);
 }
 
-/* More identities in one run than the table groups: the ones beyond it
+/* More identities in one run than the table groups (even at its largest,
+ * after the run has made it grow): the ones beyond it
  * are kept whole, and the counts still add up. */
 static void test_thinning_more_writers_than_the_table(void **state)
 {
@@ -161,6 +162,35 @@ static void test_thinning_more_writers_than_the_table(void **state)
     free(text);
 }
 
+/* The table starts small and grows, chunk by chunk, to the identities a
+ * log has: at first the ranks beyond it are kept whole, later grouped. */
+static void test_thinning_table_grows_to_the_writers(void **state)
+{
+    fixture *fx = *state;
+    enum { RANKS = 200, ROUNDS = 3 };
+    size_t cap = (size_t)RANKS * ROUNDS * 128, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int round = 0; round < ROUNDS; round++)
+        for (int r = 0; r < RANKS; r++)
+            len += (size_t)snprintf(text + len, cap - len,
+                                    "[rank%d]:[2024-12-21 03:13:4%d,129] [INFO] [train.py:287:train] step %d/400\n", r,
+                                    round, round + 1);
+    assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
+    size_t last_middle = (size_t)RANKS + RANKS - 1;   /* the last rank's second line */
+    assert_int_equal(cp_prepare(&fx->cat, text, len, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(fx->prep.lines[last_middle].weight, 1);
+    for (int again = 0; again < 8 && fx->prep.lines[last_middle].weight != 0; again++)
+        assert_int_equal(cp_prepare(&fx->cat, text, len, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(fx->prep.lines[last_middle].weight, 0);
+    assert_int_equal(fx->prep.lines[2 * RANKS + RANKS - 1].weight, 2);
+    uint64_t total = 0;
+    for (size_t i = 0; i < fx->prep.n; i++)
+        total += fx->prep.lines[i].weight;
+    assert_int_equal(total, RANKS * ROUNDS);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +198,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_thinning_keeps_first_and_last_per_writer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinning_a_longer_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinning_more_writers_than_the_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thinning_table_grows_to_the_writers, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
