@@ -1063,11 +1063,13 @@ static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
         return 0;
     c = s[q];
     if (is_digit(c) || c == ' ' || c == '-') {
-        if ((r = peel_mpi(s, n, p, st)))
-            return r;
+        /* times first, being the most common; no MPI tag reads as one (its
+         * digits end at ',', a time's at '-', '/', ' ' or '.') */
         size_t k = parse_time_at(s, n, q, &t, 1);
         if (k && q + k < n && s[q + k] == ']')
             return after_time(s, n, p, k + 2, t, st, t.kind == CP_TS_BOOT);
+        if ((r = peel_mpi(s, n, p, st)))
+            return r;
         return peel_nccl_dev(s, n, p, st);
     }
     if (glog_letter(c) && (r = glog_rest(s, n, q, 1, st)))

@@ -108,6 +108,9 @@ static const frame_case cases[] = {
      3, U, "", U, U, U, 0, NONE_T, "Traceback (most recent call last):"},
     {"[1,12]<stdout>:  File \"train.py\", line 3, in <module>",
      12, U, "", U, U, U, 0, NONE_T, "  File \"train.py\", line 3, in <module>"},
+    /* built: a job id as long as a year, in front of a time */
+    {"[2024,3]<stderr>:[2024-11-02 18:39:29,409] [INFO] x",
+     3, U, "", U, U, U, 'I', ABS(1730572769409), "x"},
     /* ---- torchrun tee and the C++ / Python rank prefix */
     {"[default1]:  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 423, in save",
      U, 1, "", U, U, U, 0, NONE_T,
