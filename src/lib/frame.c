@@ -175,65 +175,136 @@ static int64_t noyear_ms(int64_t month, int64_t day, int64_t ms_of_day)
     return (cum_days[month - 1] + day - 1) * 86400000 + ms_of_day;
 }
 
-/* "HH:MM:SS" with an optional ".frac" or ",frac" (truncated to ms). */
-static size_t parse_hms(const char *s, size_t n, size_t p, int64_t *ms_of_day)
+/* ".frac" or ",frac" at s[q], truncated to ms; returns its length (0 when
+ * there is none) and the ms in *frac. */
+static size_t parse_frac(const char *s, size_t n, size_t q, int64_t *frac)
 {
-    int64_t h, m, sec, frac = 0;
-    const char *c = s + p;
-    if (n - p < 8 || c[2] != ':' || c[5] != ':' || !dig2(c, &h) || !dig2(c + 3, &m) ||
-        !dig2(c + 6, &sec) || h > 23 || m > 59 || sec > 60)
+    size_t d = q + 1;
+    int64_t ms = 0;
+    int kept = 0;
+    if (d >= n || (s[q] != '.' && s[q] != ',') || !is_digit(s[d]))
         return 0;
-    size_t q = p + 8;
+    for (; kept < 3 && d < n && is_digit(s[d]); kept++, d++)
+        ms = ms * 10 + (s[d] - '0');
+    for (; kept < 3; kept++)
+        ms *= 10;
+    while (d < n && is_digit(s[d]))     /* finer than ms: skipped */
+        d++;
+    *frac = ms;
+    return d - q;
+}
+
+/* ":SS[.frac]" at s[p] (the caller has checked that 3 bytes exist). */
+static size_t parse_colon_sec(const char *s, size_t n, size_t p, int64_t *ms)
+{
+    int64_t sec, frac = 0;
+    if (s[p] != ':' || !dig2(s + p + 1, &sec) || sec > 60)
+        return 0;
+    size_t q = p + 3;
     if (q < n && is_digit(s[q]))
         return 0;
-    if (q + 1 < n && (s[q] == '.' || s[q] == ',') && is_digit(s[q + 1])) {
-        int scale = 100;            /* milliseconds: keep 3 digits, skip the rest */
-        for (q++; q < n && is_digit(s[q]) && scale > 0; q++, scale /= 10)
-            frac += (s[q] - '0') * scale;
-        while (q < n && is_digit(s[q]))
-            q++;
-    }
-    *ms_of_day = ((h * 60 + m) * 60 + sec) * 1000 + frac;
+    q += parse_frac(s, n, q, &frac);
+    *ms = sec * 1000 + frac;
     return q - p;
 }
 
+/* "HH:MM" at c (5 bytes exist) -> ms since midnight. */
+static int parse_hm(const char *c, int64_t *ms)
+{
+    int64_t h, m;
+    if (c[2] != ':' || !dig2(c, &h) || !dig2(c + 3, &m) || h > 23 || m > 59)
+        return 0;
+    *ms = (h * 60 + m) * 60000;
+    return 1;
+}
+
+/* "HH:MM:SS" with an optional ".frac" or ",frac" (truncated to ms). */
+static size_t parse_hms(const char *s, size_t n, size_t p, int64_t *ms_of_day)
+{
+    int64_t hm, sec;
+    if (n - p < 8 || !parse_hm(s + p, &hm))
+        return 0;
+    size_t k = parse_colon_sec(s, n, p + 5, &sec);
+    if (!k)
+        return 0;
+    *ms_of_day = hm + sec;
+    return 5 + k;
+}
+
 static int valid_md(int64_t m, int64_t d) { return m >= 1 && m <= 12 && d >= 1 && d <= 31; }
+
+/* The last "YYYY-MM-DD HH:MM" read on this thread and its start in ms.
+ * Consecutive lines of a log mostly share their minute, and the date's
+ * checks and calendar arithmetic cost more than the rest of the time.
+ * Thread-local: cp_frame_parse runs on several threads at once. */
+typedef struct iso_minute {
+    int valid;
+    char key[16];           /* the bytes as written; they passed the checks */
+    int64_t ms;
+} iso_minute;
+
+static _Thread_local iso_minute last_minute;
+
+/* "YYYY-MM-DD[T _]HH:MM" at c (16 bytes exist) -> ms since the epoch. */
+static int parse_iso_minute(const char *c, int64_t *ms)
+{
+    int64_t yh, yl, m, d, hm;
+    iso_minute *memo = &last_minute;
+    if (memo->valid && memcmp(c, memo->key, 16) == 0) {
+        *ms = memo->ms;
+        return 1;
+    }
+    if ((c[4] != '-' && c[4] != '/') || c[7] != c[4] ||
+        (c[10] != 'T' && c[10] != ' ' && c[10] != '_') || !dig2(c, &yh) ||
+        !dig2(c + 2, &yl) || !dig2(c + 5, &m) || !dig2(c + 8, &d) || !valid_md(m, d) ||
+        !parse_hm(c + 11, &hm))
+        return 0;
+    *ms = days_from_civil(yh * 100 + yl, m, d) * 86400000 + hm;
+    memo->valid = 1;
+    memcpy(memo->key, c, sizeof memo->key);
+    memo->ms = *ms;
+    return 1;
+}
+
+/* "Z", "+05", "+0530", "+05:30" (or '-') at s[q]: its length, and the
+ * offset east of UTC in *off_ms; anything else is left unread (0). */
+static size_t parse_zone(const char *s, size_t n, size_t q, int64_t *off_ms)
+{
+    int64_t oh, om = 0;
+    *off_ms = 0;
+    if (q < n && s[q] == 'Z')
+        return 1;
+    if (!(q + 2 < n && (s[q] == '+' || s[q] == '-') && read_num(s, n, q + 1, 2, &oh) == 2))
+        return 0;
+    size_t r = q + 3;
+    if (r < n && s[r] == ':')
+        r++;
+    if (read_fixed(s, n, r, 2, &om))
+        r += 2;
+    else if (r != q + 3 || (r < n && is_digit(s[r])))
+        return 0;
+    if (oh > 23 || om > 59)
+        return 0;
+    int64_t off = (oh * 60 + om) * 60000;
+    *off_ms = s[q] == '+' ? off : -off;
+    return r - q;
+}
 
 /* "YYYY-MM-DD[T _]HH:MM:SS[.frac][Z|+HH:MM|+HHMM]" (also '/' in the date);
  * an offset is converted to UTC, a naive time is taken as UTC. */
 static size_t parse_iso(const char *s, size_t n, size_t p, cp_time *t)
 {
-    int64_t yh, yl, m, d, sod, oh = 0, om = 0;
-    const char *c = s + p;
-    /* "YYYY-MM-DD HH:MM:SS" is 19 bytes at least */
-    if (n - p < 19 || (c[4] != '-' && c[4] != '/') || c[7] != c[4] ||
-        (c[10] != 'T' && c[10] != ' ' && c[10] != '_') || !dig2(c, &yh) ||
-        !dig2(c + 2, &yl) || !dig2(c + 5, &m) || !dig2(c + 8, &d) || !valid_md(m, d))
+    int64_t minute, sec, off;
+    /* "YYYY-MM-DD HH:MM:SS" is 19 bytes at least; the date separator
+     * rejects most other text before the memo is looked at */
+    if (n - p < 19 || (s[p + 4] != '-' && s[p + 4] != '/') || !parse_iso_minute(s + p, &minute))
         return 0;
-    int64_t y = yh * 100 + yl;
-    size_t q = p + 11;
-    size_t k = parse_hms(s, n, q, &sod);
+    size_t k = parse_colon_sec(s, n, p + 16, &sec);
     if (!k)
         return 0;
-    q += k;
-    if (q < n && s[q] == 'Z') {
-        q++;
-    } else if (q + 2 < n && (s[q] == '+' || s[q] == '-') && read_num(s, n, q + 1, 2, &oh) == 2) {
-        size_t r = q + 3;   /* "+05", "+0530", "+05:30"; anything else is left unread */
-        int ok = 1;
-        if (r < n && s[r] == ':')
-            r++;
-        if (read_fixed(s, n, r, 2, &om))
-            r += 2;
-        else if (r != q + 3 || (r < n && is_digit(s[r])))
-            ok = 0;
-        if (ok && oh <= 23 && om <= 59) {
-            int64_t off = (oh * 60 + om) * 60000;
-            sod -= s[q] == '+' ? off : -off;
-            q = r;
-        }
-    }
-    t->ms = days_from_civil(y, m, d) * 86400000 + sod;
+    size_t q = p + 16 + k;
+    q += parse_zone(s, n, q, &off);
+    t->ms = minute + sec - off;
     t->kind = CP_TS_ABS;
     return q - p;
 }
@@ -992,11 +1063,13 @@ static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
         return 0;
     c = s[q];
     if (is_digit(c) || c == ' ' || c == '-') {
-        if ((r = peel_mpi(s, n, p, st)))
-            return r;
+        /* times first, being the most common; no MPI tag reads as one (its
+         * digits end at ',', a time's at '-', '/', ' ' or '.') */
         size_t k = parse_time_at(s, n, q, &t, 1);
         if (k && q + k < n && s[q + k] == ']')
             return after_time(s, n, p, k + 2, t, st, t.kind == CP_TS_BOOT);
+        if ((r = peel_mpi(s, n, p, st)))
+            return r;
         return peel_nccl_dev(s, n, p, st);
     }
     if (glog_letter(c) && (r = glog_rest(s, n, q, 1, st)))

@@ -3,18 +3,16 @@
 
 #include <string.h>
 
+/* Copied whole: one block copy is cheaper than a clear and five stores,
+ * and cp_prepare initialises an origin for every line it keeps. */
+static const cp_origin unknown_origin = {
+    .rank = -1, .local_rank = -1, .pid = -1, .task = -1, .cuda_dev = -1,
+    .time = {0, CP_TS_NONE}, .level = 0, .host = "",
+};
+
 void cp_origin_init(cp_origin *o)
 {
-    memset(o, 0, sizeof *o);
-    o->rank = -1;
-    o->local_rank = -1;
-    o->pid = -1;
-    o->task = -1;
-    o->cuda_dev = -1;
-    o->time.ms = 0;
-    o->time.kind = CP_TS_NONE;
-    o->level = 0;
-    o->host[0] = '\0';
+    *o = unknown_origin;
 }
 
 void cp_origin_merge(cp_origin *into, const cp_origin *from)

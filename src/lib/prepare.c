@@ -2,6 +2,7 @@
  * (see prepare.h). */
 #include "prepare.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,12 +239,15 @@ int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t fir
     }
     out->n = hits->n;
     uint64_t no = first_line;
-    size_t pos = 0;
+    size_t pos = 0;         /* newlines before pos are counted */
     for (size_t i = 0; i < hits->n; i++) {
         const cp_line_hits *h = &hits->lines[i];
         cp_line_prep *lp = &out->lines[i];
+        assert(h->start >= pos);
         no += cp_count_newlines(data + pos, h->start - pos);
-        pos = h->start;
+        /* a hit line holds no '\n': counting resumes at its end, so the
+         * bytes of hit lines (most of a busy chunk) are not read twice */
+        pos = h->start + h->len;
         lp->no = no;
         lp->weight = 1;
         cp_origin_init(&lp->parsed);

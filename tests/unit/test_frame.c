@@ -108,6 +108,9 @@ static const frame_case cases[] = {
      3, U, "", U, U, U, 0, NONE_T, "Traceback (most recent call last):"},
     {"[1,12]<stdout>:  File \"train.py\", line 3, in <module>",
      12, U, "", U, U, U, 0, NONE_T, "  File \"train.py\", line 3, in <module>"},
+    /* built: a job id as long as a year, in front of a time */
+    {"[2024,3]<stderr>:[2024-11-02 18:39:29,409] [INFO] x",
+     3, U, "", U, U, U, 'I', ABS(1730572769409), "x"},
     /* ---- torchrun tee and the C++ / Python rank prefix */
     {"[default1]:  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 423, in save",
      U, 1, "", U, U, U, 0, NONE_T,
@@ -487,6 +490,54 @@ static void test_time_parse(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The parser remembers the last "YYYY-MM-DD HH:MM" it read (per thread):
+ * in this sequence each time follows one that shares some or all of those
+ * bytes, so the order of the rows matters. */
+static const time_case memo_cases[] = {
+    {"2024-12-21 02:33:33,278", 23, ABS(1734748413278)},
+    {"2024-12-21 02:33:59", 19, ABS(1734748439000)},            /* same minute */
+    {"2024-12-22 02:33:33,278", 23, ABS(1734834813278)},        /* next day */
+    {"2024-12-22 02:33:7x", 0, NONE_T},                         /* same minute, bad seconds */
+    {"2024-12-22 02:33:61", 0, NONE_T},
+    {"2024-12-22 02:33:330", 0, NONE_T},
+    {"2024-12-22 02:33", 0, NONE_T},                            /* the minute alone */
+    {"2024-12-22 02:33:33+01:00", 25, ABS(1734831213000)},
+    {"2024/12/22 02:33:33", 19, ABS(1734834813000)},
+    {"2024-12-22T02:33:33Z", 20, ABS(1734834813000)},
+    {"2024-12-22 02:33:33", 19, ABS(1734834813000)},
+    {"2024-13-22 02:33:33", 0, NONE_T},                         /* one digit off */
+    {"2024-12-22 02:60:33", 0, NONE_T},
+    {"2024-12-22-02:33:33", 0, NONE_T},
+    {"2024-12-31 23:59:00", 19, ABS(1735689540000)},
+    {"2025-01-01 00:00:01", 19, ABS(1735689601000)},            /* new year */
+    {"2024-12-21 02:33:33,278", 23, ABS(1734748413278)},        /* back again */
+};
+
+static void test_time_memo(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < sizeof memo_cases / sizeof memo_cases[0]; i++) {
+            const time_case *c = &memo_cases[i];
+            cp_time t = {12345, CP_TS_BOOT};
+            size_t k = cp_time_parse(c->text, strlen(c->text), &t);
+            if (k != c->consumed || (k && (t.kind != c->kind || t.ms != c->ms)))
+                fail_msg("memo case %zu '%s': got %zu %s %" PRId64, i, c->text, k,
+                         kind_name(t.kind), t.ms);
+        }
+    }
+    /* the same through cp_frame_parse, the date changing between lines */
+    const char *a = "58: [rank468]:[2024-12-21 02:33:33,278] [INFO] [train.py:287:train] step 7";
+    const char *b = "58: [rank468]:[2024-12-22 02:33:33,278] [INFO] [train.py:287:train] step 7";
+    cp_origin o;
+    cp_origin_init(&o);
+    assert_int_equal(parse_exact(a, strlen(a), &o), strlen(a) - 6);
+    assert_true(o.time.ms == INT64_C(1734748413278));
+    cp_origin_init(&o);
+    assert_int_equal(parse_exact(b, strlen(b), &o), strlen(b) - 6);
+    assert_true(o.time.ms == INT64_C(1734834813278));
+}
+
 typedef struct path_case {
     const char *path;
     int32_t rank, local_rank;
@@ -684,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_frame_keeps_given_fields),
         cmocka_unit_test(test_frame_long_host),
         cmocka_unit_test(test_time_parse),
+        cmocka_unit_test(test_time_memo),
         cmocka_unit_test(test_from_path),
         cmocka_unit_test(test_origin),
         cmocka_unit_test(test_truncation),
