@@ -182,3 +182,38 @@ uint64_t cp_count_newlines(const char *p, size_t n)
         total += p[i] == '\n';
     return total;
 }
+
+/* The reader's one pass over every byte it delivers: NULs are rare, so
+ * looking for them on the way is cheaper than a second pass. */
+uint64_t cp_count_newlines_nul(const char *p, size_t n, bool *nul)
+{
+    uint64_t total = 0;
+    size_t i = 0;
+    bool zero = false;
+
+#if defined(__SSE2__) && defined(__x86_64__)
+    const __m128i nl = _mm_set1_epi8('\n');
+    const __m128i z = _mm_setzero_si128();
+    __m128i zeros = _mm_setzero_si128();
+    while (n - i >= 16) {
+        /* byte counters would wrap after 255 blocks: fold them before */
+        size_t blocks = (n - i) / 16 > 255 ? 255 : (n - i) / 16;
+        __m128i acc = _mm_setzero_si128();
+        for (size_t b = 0; b < blocks; b++, i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+            zeros = _mm_or_si128(zeros, _mm_cmpeq_epi8(v, z));
+        }
+        acc = _mm_sad_epu8(acc, z);
+        total += (uint64_t)_mm_extract_epi16(acc, 0) + (uint64_t)_mm_extract_epi16(acc, 4);
+    }
+    zero = _mm_movemask_epi8(zeros) != 0;
+#endif
+    for (; i < n; i++) {
+        total += p[i] == '\n';
+        zero |= p[i] == '\0';
+    }
+    if (zero)
+        *nul = true;
+    return total;
+}
