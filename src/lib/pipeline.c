@@ -35,7 +35,8 @@ typedef struct slot {
     op *ops;
     size_t n_ops, cap_ops;
     bool has_chunk;
-    char *buf;          /* the chunk's copy */
+    char *buf;          /* a buffer of cap bytes, the slot's own */
+    const char *data;   /* the chunk: len bytes in buf */
     size_t len, cap;
     uint64_t first_line;
     cp_hit_list hits;
@@ -75,9 +76,9 @@ struct cp_pipeline {
 
 static int prepare(cp_pipeline *p, cp_scanner *sc, slot *s)
 {
-    if (cp_scanner_scan(sc, s->buf, s->len, &s->hits) != 0)
+    if (cp_scanner_scan(sc, s->data, s->len, &s->hits) != 0)
         return -1;
-    return cp_prepare(p->inc->cat, s->buf, s->len, s->first_line, &s->hits, p->inc->thin, &s->prep);
+    return cp_prepare(p->inc->cat, s->data, s->len, s->first_line, &s->hits, p->inc->thin, &s->prep);
 }
 
 static int apply_op(cp_pipeline *p, const op *o, slot *s)
@@ -87,7 +88,7 @@ static int apply_op(cp_pipeline *p, const op *o, slot *s)
     case OP_CHUNK:
         if (s->prepared_rc != 0)
             return -1;
-        return cp_incident_feed_prepared(p->inc, s->buf, s->len, &s->hits, &s->prep);
+        return cp_incident_feed_prepared(p->inc, s->data, s->len, &s->hits, &s->prep);
     case OP_END: cp_incident_end_stream(p->inc); return 0;
     case OP_WARN: cp_incident_warn(p->inc, o->path, o->message); return 0;
     }
@@ -320,31 +321,80 @@ int cp_pipeline_warn(cp_pipeline *p, const char *path, const char *message)
     return small_op(p, OP_WARN, path, message);
 }
 
-int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t first_line)
+/* Counts the chunk's bytes; true when it is to be fed inline (small
+ * inputs, or threads could not start). */
+static bool feed_inline(cp_pipeline *p, size_t len)
 {
     p->bytes += len;
     if (p->progress)
         p->progress(p->progress_user, p->bytes);
-    if (!p->threaded && (p->bytes <= PIPE_THRESHOLD || !start_threads(p)))
-        return cp_incident_feed(p->inc, data, len, first_line);
-    /* one chunk per slot: the operations after it wait in the next */
+    return !p->threaded && (p->bytes <= PIPE_THRESHOLD || !start_threads(p));
+}
+
+/* The reader's slot for a new chunk: one chunk per slot, so the
+ * operations after it wait in the next. NULL on failure. */
+static slot *chunk_slot(cp_pipeline *p, size_t len, uint64_t first_line)
+{
     if (p->filling && p->filling->has_chunk && publish(p) != 0)
-        return -1;
+        return NULL;
     if (add_op(p, OP_CHUNK, NULL, NULL) != 0)
-        return -1;
+        return NULL;
     slot *s = p->filling;
-    if (len > s->cap) {
-        char *b = realloc(s->buf, len);
-        if (!b)
-            return -1;
-        s->buf = b;
-        s->cap = len;
-    }
-    memcpy(s->buf, data, len);
     s->has_chunk = true;
     s->len = len;
     s->first_line = first_line;
     s->prepared_rc = 0;
+    return s;
+}
+
+/* Takes back the chunk that chunk_slot added when its bytes could not be
+ * stored (out of memory): the scan fails, and the slot must not point
+ * workers at a buffer it does not have. */
+static int drop_chunk(slot *s)
+{
+    s->has_chunk = false;
+    s->n_ops--;
+    return -1;
+}
+
+int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t first_line)
+{
+    if (feed_inline(p, len))
+        return cp_incident_feed(p->inc, data, len, first_line);
+    slot *s = chunk_slot(p, len, first_line);
+    if (!s)
+        return -1;
+    if (len > s->cap) {
+        char *b = realloc(s->buf, len);
+        if (!b)
+            return drop_chunk(s);
+        s->buf = b;
+        s->cap = len;
+    }
+    memcpy(s->buf, data, len);
+    s->data = s->buf;
+    return 0;
+}
+
+int cp_pipeline_chunk_swap(cp_pipeline *p, char **buf, size_t size, size_t off, size_t len,
+                           uint64_t first_line)
+{
+    if (feed_inline(p, len))
+        return cp_incident_feed(p->inc, *buf + off, len, first_line);
+    slot *s = chunk_slot(p, len, first_line);
+    if (!s)
+        return -1;
+    /* the slot was applied: its old buffer is nobody's now, and goes back */
+    char *spare = s->cap >= size ? s->buf : NULL;
+    if (!spare) {
+        if (!(spare = malloc(size)))
+            return drop_chunk(s);
+        free(s->buf);
+    }
+    s->buf = *buf;
+    s->cap = size;
+    s->data = s->buf + off;
+    *buf = spare;
     return 0;
 }
 

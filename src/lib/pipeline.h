@@ -1,6 +1,8 @@
 /* pipeline.h - a scan on every core, in input order.
  *
- * The reader's thread copies each chunk into a slot of a small ring.
+ * The reader's thread puts each chunk into a slot of a small ring: it hands
+ * its buffer over and takes the slot's old one back (or copies the chunk,
+ * through cp_pipeline_chunk).
  * Worker threads (one per core) take the slots that are not yet prepared,
  * any order, and do the work that needs no incident state: the vectorscan
  * pass (each worker has its own cp_scanner) and cp_prepare (line numbers,
@@ -12,7 +14,7 @@
  * is the same by construction.
  *
  * Small inputs never start threads: the first PIPE_THRESHOLD bytes are
- * processed inline. Memory: PIPE_SLOTS chunk copies with their hit lists.
+ * processed inline. Memory: a chunk buffer per slot with its hit list.
  * CULPRIT_THREADS=N sets the number of workers (default: online cores, at
  * most 8); CULPRIT_NO_THIN=1 turns progress thinning off. Neither changes
  * the result: tests/synth/synth.sh checks that.
@@ -36,6 +38,13 @@ void cp_pipeline_set_progress(cp_pipeline *p, cp_pipeline_progress_fn fn, void *
 /* Each returns 0, or -1 once anything failed (the scan should stop). */
 int cp_pipeline_begin(cp_pipeline *p, const char *path);
 int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t first_line);
+/* Like cp_pipeline_chunk, but keeps the chunk without copying it, as the
+ * reader's chunk_swap (reader.h) allows: the chunk is (*buf)[off, off +
+ * len) in the malloc'd *buf of `size` bytes, which the pipeline then owns;
+ * *buf becomes a buffer of at least `size` bytes that the caller owns.
+ * Small inputs are fed inline and *buf stays as it is. */
+int cp_pipeline_chunk_swap(cp_pipeline *p, char **buf, size_t size, size_t off, size_t len,
+                           uint64_t first_line);
 int cp_pipeline_end(cp_pipeline *p);
 int cp_pipeline_warn(cp_pipeline *p, const char *path, const char *message);
 /* Waits until every queued operation has reached the incident. Returns 0

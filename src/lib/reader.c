@@ -2,7 +2,8 @@
  *
  * Every stream, whatever its origin (file, stdin, archive member), goes
  * through one path: read a head block, sniff it (archive? binary? text?),
- * then pump the rest through one reusable line buffer. A `source` hides
+ * then pump the rest through one line buffer (which a consumer may swap for
+ * another at each chunk, see chunk_swap in reader.h). A `source` hides
  * where bytes come from: a file descriptor or an open archive member, so
  * nested archives (a .log.gz inside a .tgz) need no special code.
  *
@@ -120,6 +121,8 @@ typedef struct pump {
     source *src;
     const char *path;
     uint64_t line;       /* number of the next line to deliver */
+    size_t d, s, len;    /* r->buf: [0, d) delivered, [d, s) whole lines
+                            checked for length, [s, len) not yet looked at */
     bool delivered, warned_long, skipping, stopped;
 } pump;
 
@@ -436,45 +439,75 @@ static void replace_nuls(char *p, size_t n)
     }
 }
 
-static bool deliver(pump *st, char *p, size_t n)
+/* Hands buf[d, e) to the consumer. A consumer that keeps buffers takes
+ * the whole one when the bytes after the chunk are fewer than the chunk's
+ * own: those move to the front of the buffer it gives back, which costs
+ * less than the copy it saves. */
+static int hand_over(pump *st, size_t e)
 {
-    const cp_reader_cb *cb = st->r->cb;
-    uint64_t lines;
-    int stop = 0;
+    run *r = st->r;
+    const cp_reader_cb *cb = r->cb;
+    const size_t off = st->d, n = e - off;
+    char *next = r->buf;
+    int stop;
 
-    replace_nuls(p, n);
-    lines = cp_count_newlines(p, n);
-    if (cb->chunk)
-        stop = cb->chunk(st->r->user, p, n, st->line);
+    if (!cb->chunk_swap || st->len - e >= n) {
+        stop = cb->chunk ? cb->chunk(r->user, r->buf + off, n, st->line) : 0;
+        st->d = e;
+        return stop;
+    }
+    stop = cb->chunk_swap(r->user, &next, r->cap, off, n, st->line);
+    if (next == r->buf) {
+        st->d = e;
+        return stop;
+    }
+    memcpy(next, r->buf + e, st->len - e);
+    r->buf = next;
+    st->s -= e;
+    st->len -= e;
+    st->d = 0;
+    return stop;
+}
+
+/* Delivers buf[d, e) and moves d past it. */
+static bool deliver(pump *st, size_t e)
+{
+    run *r = st->r;
+    char *p = r->buf + st->d;
+    const size_t n = e - st->d;
+    bool nul = false;
+    /* one pass over the chunk counts its lines and finds NULs (rare) */
+    const uint64_t lines = cp_count_newlines_nul(p, n, &nul);
+
+    if (nul)
+        replace_nuls(p, n);
+    st->stopped = hand_over(st, e) != 0;
     st->line += lines;
     st->delivered = true;
-    st->stopped = stop != 0;
     /* small first chunks let a short input start on every core at once;
      * later ones grow to chunk_size, which per-chunk work amortises over */
-    if (st->r->chunk_now < st->r->o.chunk_size)
-        st->r->chunk_now = st->r->chunk_now * 2 < st->r->o.chunk_size ? st->r->chunk_now * 2 : st->r->o.chunk_size;
+    if (r->chunk_now < r->o.chunk_size)
+        r->chunk_now = r->chunk_now * 2 < r->o.chunk_size ? r->chunk_now * 2 : r->o.chunk_size;
     return st->stopped;
 }
 
-/* Delivers the complete lines in buf[*d, s) as chunks of at least
+/* Delivers the complete lines in buf[d, s) as chunks of at least
  * chunk_size bytes; a shorter rest waits for more input unless `all`. */
-static bool flush(pump *st, size_t *d, size_t s, bool all)
+static bool flush(pump *st, bool all)
 {
-    char *buf = st->r->buf;
     const size_t chunk = st->r->chunk_now;
 
-    while (*d < s) {
-        size_t e = s;
-        if (s - *d > chunk) {
+    while (st->d < st->s) {
+        size_t e = st->s;
+        if (st->s - st->d > chunk) {
             /* buf[s - 1] is '\n', so there is one at or after the target */
-            const char *nl = memchr(buf + *d + chunk - 1, '\n', s - (*d + chunk - 1));
-            e = (size_t)(nl - buf) + 1;
-        } else if (s - *d < chunk && !all) {
+            const char *nl = memchr(st->r->buf + st->d + chunk - 1, '\n', st->s - (st->d + chunk - 1));
+            e = (size_t)(nl - st->r->buf) + 1;
+        } else if (st->s - st->d < chunk && !all) {
             break;
         }
-        if (deliver(st, buf + *d, e - *d))
+        if (deliver(st, e))
             return true;
-        *d = e;
     }
     return false;
 }
@@ -499,84 +532,82 @@ static size_t scan(const char *buf, size_t s, size_t len, size_t window, bool *t
 }
 
 /* Keeps the first max_line bytes of the line at s, followed by '\n'. */
-static void cut_line(pump *st, size_t d, size_t s)
+static void cut_line(pump *st)
 {
     run *r = st->r;
 
     if (!st->warned_long) {
-        uint64_t line = st->line + cp_count_newlines(r->buf + d, s - d);
+        uint64_t line = st->line + cp_count_newlines(r->buf + st->d, st->s - st->d);
         warn(r, st->path, "line %llu is longer than %zu bytes; kept the first %zu",
              (unsigned long long)line, r->o.max_line, r->o.max_line);
         st->warned_long = true;
     }
-    r->buf[s + r->o.max_line] = '\n';
+    r->buf[st->s + r->o.max_line] = '\n';
 }
 
-/* Delivers what buf[*d, len) holds; returns true when the stream stops. */
-static bool process(pump *st, size_t *d, size_t *s, size_t len, bool eof)
+/* Delivers what buf[d, len) holds; returns true when the stream stops. */
+static bool process(pump *st, bool eof)
 {
-    char *buf = st->r->buf;
     const size_t max_line = st->r->o.max_line;
 
     for (;;) {
         bool too_long = false;
         if (st->skipping) {
             /* dropping the rest of a cut line, up to its newline */
-            const char *nl = memchr(buf + *s, '\n', len - *s);
-            *d = *s = nl ? (size_t)(nl - buf) + 1 : len;
+            const char *nl = memchr(st->r->buf + st->s, '\n', st->len - st->s);
+            st->d = st->s = nl ? (size_t)(nl - st->r->buf) + 1 : st->len;
             if (!nl)
                 return false;
             st->skipping = false;
         }
-        *s = scan(buf, *s, len, max_line + 1, &too_long);
+        st->s = scan(st->r->buf, st->s, st->len, max_line + 1, &too_long);
         if (!too_long)
-            return flush(st, d, *s, eof);
-        cut_line(st, *d, *s);
-        *s += max_line + 1;
-        if (flush(st, d, *s, true))
+            return flush(st, eof);
+        cut_line(st);
+        st->s += max_line + 1;
+        if (flush(st, true))
             return true;
         st->skipping = true;
     }
 }
 
 /* Pumps a text stream whose first `len` bytes are in the buffer. */
-static void pump_text(pump *st, size_t len)
+static void pump_text(pump *st)
 {
     run *r = st->r;
-    size_t d = 0, s = 0;
     bool eof = false;
 
     for (;;) {
         ssize_t k;
-        if (process(st, &d, &s, len, eof))
+        if (process(st, eof))
             return;
         if (eof)
             break;
-        memmove(r->buf, r->buf + d, len - d);
-        s -= d;
-        len -= d;
-        d = 0;
+        memmove(r->buf, r->buf + st->d, st->len - st->d);
+        st->s -= st->d;
+        st->len -= st->d;
+        st->d = 0;
         /* one byte stays free for the newline a last line may need */
-        k = src_read(st->src, r->buf + len, r->cap - len - 1);
+        k = src_read(st->src, r->buf + st->len, r->cap - st->len - 1);
         if (k > 0)
-            len += (size_t)k;
+            st->len += (size_t)k;
         else
             eof = true;
     }
-    if (!st->skipping && s < len) {
-        r->buf[len++] = '\n';
-        (void)deliver(st, r->buf + s, len - s);
+    if (!st->skipping && st->s < st->len) {
+        r->buf[st->len++] = '\n';
+        (void)deliver(st, st->len);
     }
 }
 
 static void read_text(run *r, source *src, const char *path, size_t len)
 {
     const cp_stream_info info = { .path = path, .index = r->next_index++ };
-    pump st = { .r = r, .src = src, .path = path, .line = 1 };
+    pump st = { .r = r, .src = src, .path = path, .line = 1, .len = len };
 
     if (r->cb->begin && r->cb->begin(r->user, &info))
         return;
-    pump_text(&st, len);
+    pump_text(&st);
     if (st.delivered)
         r->delivered++;
     if (src->failed && !src->reported) {

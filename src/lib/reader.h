@@ -53,6 +53,18 @@ typedef struct cp_reader_cb {
      * chunk and end are not called for it. */
     int (*special)(void *user, const char *path, const unsigned char *head, size_t head_len);
     void (*whole)(void *user, const char *path, const unsigned char *data, size_t len, int cut);
+    /* Optional: for a consumer that keeps chunks instead of copying them.
+     * The reader calls it instead of `chunk` when that saves copying (when
+     * the bytes after the chunk in its buffer are fewer than the chunk's).
+     * The chunk is (*buf)[off, off + len); *buf is the reader's buffer,
+     * malloc'd, of `size` bytes (the same for the whole run). To keep it,
+     * the consumer stores in *buf another malloc'd buffer of at least
+     * `size` bytes, which the reader then owns (and frees), and owns the
+     * kept one from then on. The reader copies the bytes after the chunk
+     * out of the kept buffer as soon as the call returns: the consumer must
+     * not write there before. Leaving *buf alone is not keeping it.
+     * Otherwise as `chunk`, which must be set too. */
+    int (*chunk_swap)(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line);
 } cp_reader_cb;
 
 #define CP_READER_MAX_WHOLE ((size_t)256 << 20)

@@ -23,5 +23,8 @@ bool cp_starts_with(const char *s, const char *prefix);
 const char *cp_memstr(const char *hay, size_t n, const char *needle);
 /* The number of '\n' bytes in p[0, n). */
 uint64_t cp_count_newlines(const char *p, size_t n);
+/* The same, and in the same pass whether p[0, n) holds a NUL byte: sets
+ * *nul when it does (leaves it alone otherwise). */
+uint64_t cp_count_newlines_nul(const char *p, size_t n, bool *nul);
 
 #endif

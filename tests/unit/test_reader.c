@@ -52,9 +52,16 @@ typedef struct rec {
     int chunks, stream_chunks;
     int skip_index;              /* begin() refuses this index */
     int stop_after;              /* chunk() stops a stream after this many */
+    bool swap;                   /* take chunks through chunk_swap */
+    int swaps;                   /* chunks taken so */
+    char *kept;                  /* the buffer chunk_swap kept last */
+    size_t buf_size;
+    size_t bounds[4096];         /* the first chunks' lengths, in order */
+    int n_bounds;
 } rec;
 
 static char dir[PATH_MAX];
+static bool swap_default;        /* set by setup_swap: rec_new's r->swap */
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -131,6 +138,8 @@ static int on_chunk(void *user, const char *data, size_t len, uint64_t first_lin
     }
     r->next_line += lines;
     r->total += len;
+    if (r->chunks < (int)(sizeof r->bounds / sizeof r->bounds[0]))
+        r->bounds[r->n_bounds++] = len;
     r->chunks++;
     if (s->len < r->store_cap && s != &r->spare) {
         size_t keep = len < r->store_cap - s->len ? len : r->store_cap - s->len;
@@ -165,7 +174,31 @@ static void on_warn(void *user, const char *path, const char *message)
         snprintf(r->warn[r->n_warn++], sizeof r->warn[0], "%s: %s", path, message);
 }
 
-static const cp_reader_cb callbacks = { on_begin, on_chunk, on_end, on_warn, NULL, NULL };
+/* Keeps every chunk's buffer and hands back the one kept before, its old
+ * bytes overwritten: the reader must read nothing of a buffer it got back
+ * but what it wrote there itself. */
+static int on_chunk_swap(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line)
+{
+    rec *r = user;
+    char *spare = r->kept;
+    int stop = on_chunk(user, *buf + off, len, first_line);
+
+    r->swaps++;
+
+    assert_true(r->buf_size == 0 || r->buf_size == size);
+    r->buf_size = size;
+    if (!spare)
+        spare = malloc(size);
+    assert_non_null(spare);
+    memset(spare, '\n', size);
+    r->kept = *buf;
+    *buf = spare;
+    return stop;
+}
+
+static const cp_reader_cb callbacks = { on_begin, on_chunk, on_end, on_warn, NULL, NULL, NULL };
+static const cp_reader_cb swap_callbacks = { on_begin, on_chunk, on_end, on_warn, NULL, NULL,
+                                             on_chunk_swap };
 
 static rec *rec_new(void)
 {
@@ -174,6 +207,7 @@ static rec *rec_new(void)
     assert_non_null(r);
     r->store_cap = 64 * 1024 * 1024;
     r->skip_index = -1;
+    r->swap = swap_default;
     return r;
 }
 
@@ -181,6 +215,7 @@ static void rec_free(rec *r)
 {
     for (int i = 0; i < r->n; i++)
         free(r->s[i].text);
+    free(r->kept);
     free(r);
 }
 
@@ -194,7 +229,7 @@ static int run_paths(rec *r, const cp_reader_opts *o, int n, ...)
     for (int i = 0; i < n; i++)
         paths[i] = va_arg(ap, const char *);
     va_end(ap);
-    return cp_reader_run(paths, (size_t)n, o, &callbacks, r);
+    return cp_reader_run(paths, (size_t)n, o, r->swap ? &swap_callbacks : &callbacks, r);
 }
 
 static int run_one(rec *r, const cp_reader_opts *o, const char *path)
@@ -315,9 +350,17 @@ static int setup(void **state)
     return mkdtemp(dir) ? 0 : -1;
 }
 
+/* The same tests with a consumer that swaps buffers (chunk_swap). */
+static int setup_swap(void **state)
+{
+    swap_default = true;
+    return setup(state);
+}
+
 static int teardown(void **state)
 {
     (void)state;
+    swap_default = false;
     return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -988,10 +1031,47 @@ static void test_callbacks_skip_and_stop(void **state)
     rec_free(r);
 }
 
+/* Chunks end at the same bytes whether the consumer copies or swaps, and
+ * whatever the reads: lines of every length, cut lines, NULs, a first
+ * chunk that doubles, and a last line without a newline. */
+static void test_swap_same_chunks(void **state)
+{
+    rec *plain = rec_new(), *swapped = rec_new();
+    cp_reader_opts o;
+    size_t len;
+    char *text = make_lines(20000, &len);
+
+    (void)state;
+    for (size_t i = 997; i + 400 < len; i += 7919)
+        memset(text + i, i % 3 ? 'L' : '\0', 300);  /* long lines, NUL holes */
+    len -= 1;                                      /* no final newline */
+    cp_reader_opts_default(&o);
+    o.max_line = plain->max_line = swapped->max_line = 150;
+    o.chunk_size = plain->chunk_size = swapped->chunk_size = 20000;
+    o.first_chunk = 300;
+    swapped->swap = true;
+    write_file("mixed.log", text, len);
+    assert_int_equal(run_one(plain, &o, at("mixed.log")), 1);
+    assert_int_equal(run_one(swapped, &o, at("mixed.log")), 1);
+    assert_true(plain->chunks > 20);
+    assert_true(swapped->swaps > 10 && swapped->swaps < swapped->chunks);
+    assert_int_equal(plain->chunks, swapped->chunks);
+    assert_int_equal(plain->next_line, swapped->next_line);
+    assert_memory_equal(plain->bounds, swapped->bounds, (size_t)plain->n_bounds * sizeof plain->bounds[0]);
+    assert_int_equal(plain->s[0].len, swapped->s[0].len);
+    assert_memory_equal(plain->s[0].text, swapped->s[0].text, plain->s[0].len);
+    assert_int_equal(plain->n_warn, 1);
+    assert_string_equal(plain->warn[0], swapped->warn[0]);
+    free(text);
+    rec_free(plain);
+    rec_free(swapped);
+}
+
 /* An optional argument selects tests by name pattern ("test_bomb*"). */
 int main(int argc, char **argv)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define S(name) { #name "_swap", name, setup_swap, teardown, NULL }
     const struct CMUnitTest tests[] = {
         T(test_defaults),
         T(test_plain_trailing_newline),
@@ -1027,7 +1107,19 @@ int main(int argc, char **argv)
         T(test_max_member_bytes),
         T(test_stdin),
         T(test_callbacks_skip_and_stop),
+        T(test_swap_same_chunks),
+        S(test_plain_no_trailing_newline),
+        S(test_chunk_boundaries),
+        S(test_long_line),
+        S(test_huge_line),
+        S(test_nul_replaced),
+        S(test_many_files),
+        S(test_tar_gz_members),
+        S(test_nested_gz_in_tar),
+        S(test_stdin),
+        S(test_callbacks_skip_and_stop),
     };
+#undef S
 #undef T
     if (argc > 1)
         cmocka_set_test_filter(argv[1]);
