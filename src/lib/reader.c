@@ -495,9 +495,8 @@ static bool deliver(pump *st, size_t e)
  * chunk_size bytes; a shorter rest waits for more input unless `all`. */
 static bool flush(pump *st, bool all)
 {
-    const size_t chunk = st->r->chunk_now;
-
     while (st->d < st->s) {
+        const size_t chunk = st->r->chunk_now; /* grows as chunks go out */
         size_t e = st->s;
         if (st->s - st->d > chunk) {
             /* buf[s - 1] is '\n', so there is one at or after the target */

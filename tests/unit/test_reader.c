@@ -1067,6 +1067,34 @@ static void test_swap_same_chunks(void **state)
     rec_free(swapped);
 }
 
+/* The first chunk is first_chunk bytes and each next one twice the last,
+ * up to chunk_size, even inside one buffer's worth of input: a mid-sized
+ * paste starts on every core at once and still ends in large chunks. */
+static void test_first_chunks_double(void **state)
+{
+    rec *r = rec_new();
+    cp_reader_opts o;
+    size_t len;
+    char *text = make_lines(2000, &len);
+
+    (void)state;
+    cp_reader_opts_default(&o);
+    o.chunk_size = r->chunk_size = 64 * 1024;
+    o.first_chunk = 1000;
+    write_file("paste.log", text, len);
+    assert_int_equal(run_one(r, &o, at("paste.log")), 1);
+    assert_true(r->n_bounds >= 7);
+    size_t target = 1000;
+    for (int i = 0; i < 7; i++, target *= 2) {
+        /* a chunk ends at the first newline at or after its target */
+        assert_true(r->bounds[i] >= target);
+        assert_true(r->bounds[i] < target + 220);
+    }
+    assert_true(r->bounds[7] <= 64 * 1024 + 220);
+    free(text);
+    rec_free(r);
+}
+
 /* An optional argument selects tests by name pattern ("test_bomb*"). */
 int main(int argc, char **argv)
 {
@@ -1078,6 +1106,7 @@ int main(int argc, char **argv)
         T(test_plain_no_trailing_newline),
         T(test_crlf_kept),
         T(test_chunk_boundaries),
+        T(test_first_chunks_double),
         T(test_long_line),
         T(test_huge_line),
         T(test_nul_replaced),
