@@ -127,6 +127,7 @@ typedef struct cp_incident {
     cp_writer *writers;
     size_t n_writers, cap_writers;
     void *writer_index;    /* hash: identity key -> writer */
+    void *ident_index;     /* hash: identity fact -> its index in idents */
     cp_event *events;
     size_t n_events, cap_events;
     uint64_t dropped_events;

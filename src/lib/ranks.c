@@ -19,7 +19,7 @@ enum { MAX_WRITERS = 1 << 20, MAX_FACTS = 1 << 20 };
 
 typedef struct slot {
     uint64_t hash;
-    int writer;   /* -1 empty */
+    int entry;    /* index of the writer or fact, -1 empty */
 } slot;
 
 typedef struct windex {
@@ -74,12 +74,12 @@ static int index_grow(windex *ix)
     if (!s)
         return -1;
     for (size_t i = 0; i < cap; i++)
-        s[i].writer = -1;
+        s[i].entry = -1;
     for (size_t i = 0; i < ix->cap; i++) {
-        if (ix->slots[i].writer < 0)
+        if (ix->slots[i].entry < 0)
             continue;
         size_t j = ix->slots[i].hash & (cap - 1);
-        while (s[j].writer >= 0)
+        while (s[j].entry >= 0)
             j = (j + 1) & (cap - 1);
         s[j] = ix->slots[i];
     }
@@ -127,14 +127,15 @@ static int writer_new(cp_incident *inc, const cp_origin *o, int stream)
     return (int)inc->n_writers++;
 }
 
-/* The writer index, made on first use, with room for one more writer. */
-static windex *index_ready(cp_incident *inc)
+/* An index (writers or identity facts), made on first use, with room for
+ * one more entry. */
+static windex *index_ready(void **where)
 {
-    windex *ix = inc->writer_index;
+    windex *ix = *where;
     if (!ix) {
         if (!(ix = calloc(1, sizeof *ix)))
             return NULL;
-        inc->writer_index = ix;
+        *where = ix;
     }
     if ((ix->used + 1) * 2 > ix->cap && index_grow(ix) != 0)
         return NULL;
@@ -148,32 +149,32 @@ static size_t index_find(const windex *ix, const cp_writer *writers, uint64_t h,
                          uint64_t key_host)
 {
     size_t j = h & (ix->cap - 1);
-    for (; ix->slots[j].writer >= 0; j = (j + 1) & (ix->cap - 1)) {
-        const cp_writer *w = &writers[ix->slots[j].writer];
+    for (; ix->slots[j].entry >= 0; j = (j + 1) & (ix->cap - 1)) {
+        const cp_writer *w = &writers[ix->slots[j].entry];
         if (ix->slots[j].hash == h && w->key_kind == kind && w->key_value == value && w->key_host == key_host)
             break;
     }
     return j;
 }
 
-static void index_put(windex *ix, size_t j, uint64_t h, int writer)
+static void index_put(windex *ix, size_t j, uint64_t h, int entry)
 {
     ix->slots[j].hash = h;
-    ix->slots[j].writer = writer;
+    ix->slots[j].entry = entry;
     ix->used++;
 }
 
 int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
 {
-    windex *ix = index_ready(inc);
+    windex *ix = index_ready(&inc->writer_index);
     if (!ix)
         return -1;
     wkey key = key_of(o, stream);
     uint64_t h = key_hash(&key), key_host = host_hash(key.host);
     size_t j = index_find(ix, inc->writers, h, key.kind, key.value, key_host);
-    if (ix->slots[j].writer >= 0) {
-        writer_learn(&inc->writers[ix->slots[j].writer], o);
-        return ix->slots[j].writer;
+    if (ix->slots[j].entry >= 0) {
+        writer_learn(&inc->writers[ix->slots[j].entry], o);
+        return ix->slots[j].entry;
     }
     int wi = writer_new(inc, o, stream);
     if (wi < 0)
@@ -191,15 +192,15 @@ int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
  * state (progress, phase, last time) of `w`, whose lines came after its own. */
 int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
 {
-    windex *ix = index_ready(inc);
+    windex *ix = index_ready(&inc->writer_index);
     if (!ix)
         return -1;
     bool keyed_host = (w->key_kind == 'l' || w->key_kind == 'p') && host_hash(w->id.host) == w->key_host;
     wkey key = {w->key_kind, w->key_value, keyed_host ? w->id.host : ""};
     uint64_t h = key_hash(&key);
     size_t j = index_find(ix, inc->writers, h, w->key_kind, w->key_value, w->key_host);
-    if (ix->slots[j].writer >= 0) {
-        cp_writer *x = &inc->writers[ix->slots[j].writer];
+    if (ix->slots[j].entry >= 0) {
+        cp_writer *x = &inc->writers[ix->slots[j].entry];
         writer_learn(x, &w->id);
         if (x->first_time.kind == CP_TS_NONE)
             x->first_time = w->first_time;
@@ -220,7 +221,7 @@ int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
         }
         x->n_hits += w->n_hits;
         x->n_events += w->n_events;
-        return ix->slots[j].writer;
+        return ix->slots[j].entry;
     }
     int wi = writer_new(inc, &w->id, w->stream);
     if (wi < 0)
@@ -234,18 +235,40 @@ int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
     return wi;
 }
 
+static bool same_ident(const cp_ident *x, const cp_ident *id)
+{
+    return x->rank == id->rank && x->nranks == id->nranks && x->pid == id->pid && x->local_rank == id->local_rank &&
+           strcmp(x->host, id->host) == 0 && strcmp(x->busid, id->busid) == 0;
+}
+
+static uint64_t ident_hash(const cp_ident *id)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const int fields[] = {id->rank, id->nranks, id->pid, id->local_rank};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        h = (h ^ (uint32_t)fields[i]) * 1099511628211ULL;
+    h = (h ^ host_hash(id->host)) * 1099511628211ULL;
+    h = (h ^ host_hash(id->busid)) * 1099511628211ULL;
+    return h;
+}
+
+/* Adds a fact unless the same one is known. The facts are indexed: NCCL
+ * logs one per rank and communicator, tens of thousands in a large job. */
 int cp_ident_add(cp_incident *inc, const cp_ident *id)
 {
-    for (size_t i = 0; i < inc->n_idents; i++) {
-        const cp_ident *x = &inc->idents[i];
-        if (x->rank == id->rank && x->nranks == id->nranks && x->pid == id->pid &&
-            x->local_rank == id->local_rank && strcmp(x->host, id->host) == 0 && strcmp(x->busid, id->busid) == 0)
+    windex *ix = index_ready(&inc->ident_index);
+    if (!ix)
+        return -1;
+    uint64_t h = ident_hash(id);
+    size_t j = h & (ix->cap - 1);
+    for (; ix->slots[j].entry >= 0; j = (j + 1) & (ix->cap - 1))
+        if (ix->slots[j].hash == h && same_ident(&inc->idents[ix->slots[j].entry], id))
             return 0;
-    }
     cp_ident *p = inc->n_idents < MAX_FACTS ? cp_grow(inc->idents, &inc->cap_idents, inc->n_idents, sizeof *p, 64) : NULL;
     if (!p)
         return -1;
     inc->idents = p;
+    index_put(ix, j, h, (int)inc->n_idents);
     inc->idents[inc->n_idents++] = *id;
     if (id->nranks > inc->world_size)
         inc->world_size = id->nranks;
@@ -366,11 +389,17 @@ void cp_ranks_resolve(cp_incident *inc)
     }
 }
 
-void cp_ranks_free_index(cp_incident *inc)
+static void free_index(void **where)
 {
-    windex *ix = inc->writer_index;
+    windex *ix = *where;
     if (ix)
         free(ix->slots);
     free(ix);
-    inc->writer_index = NULL;
+    *where = NULL;
+}
+
+void cp_ranks_free_index(cp_incident *inc)
+{
+    free_index(&inc->writer_index);
+    free_index(&inc->ident_index);
 }
