@@ -384,10 +384,13 @@ static cp_line_hits *line_for(cp_hit_list *h, size_t start, size_t len)
 {
     if (h->n && h->lines[h->n - 1].start == start)
         return &h->lines[h->n - 1];
-    cp_line_hits *grown = cp_grow(h->lines, &h->cap, h->n, sizeof *grown, 256);
-    if (!grown)
-        return NULL;
-    h->lines = grown;
+    if (h->n == h->cap) {
+        /* checked here: nearly every line of a training log is a hit line */
+        cp_line_hits *grown = cp_grow(h->lines, &h->cap, h->n, sizeof *grown, 256);
+        if (!grown)
+            return NULL;
+        h->lines = grown;
+    }
     cp_line_hits *l = &h->lines[h->n++];
     l->start = start;
     l->len = len;
