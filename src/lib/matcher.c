@@ -4,6 +4,7 @@
 
 #include "dbcache.h"
 #include "util/buf.h"
+#include "util/nlmap.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@ struct cp_scanner {
     size_t n_raw, cap_raw;
     bool raw_overflow;
     const char *data;          /* the chunk being scanned */
+    cp_nlmap newlines;         /* its '\n' bytes */
     pcre2_match_data *md;      /* confirming `scan` hits on this thread */
 };
 
@@ -327,6 +329,7 @@ void cp_scanner_free(cp_scanner *sc)
         return;
     hs_free_scratch(sc->scratch);
     pcre2_match_data_free(sc->md);
+    cp_nlmap_free(&sc->newlines);
     free(sc->raw);
     free(sc);
 }
@@ -348,7 +351,7 @@ static bool repeats_last(const cp_scanner *m, unsigned int id, unsigned long lon
     if (m->n_raw == 0 || m->raw[m->n_raw - 1].pattern != id || to < m->raw[m->n_raw - 1].end)
         return false;
     size_t a = line_byte(m->data, m->raw[m->n_raw - 1].end), b = line_byte(m->data, to);
-    return b <= a || !memchr(m->data + a, '\n', b - a);
+    return b <= a || cp_nlmap_line_end(&m->newlines, a) >= b;
 }
 
 static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
@@ -380,17 +383,21 @@ static int by_end(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
-static cp_line_hits *line_for(cp_hit_list *h, size_t start, size_t len)
+static cp_line_hits *line_for(cp_hit_list *h, size_t start, size_t len, size_t number)
 {
     if (h->n && h->lines[h->n - 1].start == start)
         return &h->lines[h->n - 1];
-    cp_line_hits *grown = cp_grow(h->lines, &h->cap, h->n, sizeof *grown, 256);
-    if (!grown)
-        return NULL;
-    h->lines = grown;
+    if (h->n == h->cap) {
+        /* checked here: nearly every line of a training log is a hit line */
+        cp_line_hits *grown = cp_grow(h->lines, &h->cap, h->n, sizeof *grown, 256);
+        if (!grown)
+            return NULL;
+        h->lines = grown;
+    }
     cp_line_hits *l = &h->lines[h->n++];
     l->start = start;
     l->len = len;
+    l->number = number;
     l->n_rules = 0;
     return l;
 }
@@ -439,14 +446,63 @@ static void confirm_hits(cp_scanner *sc, const char *data, cp_hit_list *hits)
     hits->n = kept_lines;
 }
 
+/* How far counting the chunk's '\n's has got: `newlines` of them lie
+ * before `at`. Hit lines come in order, so each count moves on from the
+ * last one and reads each word of the map about once. */
+typedef struct line_counter {
+    size_t at, newlines;
+} line_counter;
+
+static size_t newlines_before(const cp_nlmap *map, line_counter *c, size_t at)
+{
+    if (at >= c->at)
+        c->newlines += cp_nlmap_count(map, c->at, at);
+    else
+        c->newlines -= cp_nlmap_count(map, at, c->at);
+    c->at = at;
+    return c->newlines;
+}
+
+/* Turns the sorted raw hits into hit lines, numbered from 0 in the chunk. */
+static int hit_lines(cp_scanner *m, size_t len, cp_hit_list *hits)
+{
+    const cp_nlmap *map = &m->newlines;
+    line_counter counted = {0, 0};
+    size_t line_start = 0, line_end = 0, number = 0; /* current line [start, end) */
+    bool have_line = false;
+    for (size_t i = 0; i < m->n_raw; i++) {
+        size_t end = (size_t)m->raw[i].end;
+        if (!have_line || end > line_end) {
+            /* a match ending with a '\n' belongs to the line it ends */
+            size_t b = line_byte(m->data, end);
+            line_start = cp_nlmap_line_start(map, b);
+            line_end = cp_nlmap_line_end(map, b);
+            number = newlines_before(map, &counted, line_start);
+            /* a line holds no '\n': counting resumes at its end, so the
+             * bytes of hit lines (most of a busy chunk) are not read twice */
+            counted.at = line_end;
+            have_line = true;
+        }
+        cp_line_hits *l = line_for(hits, line_start, line_end - line_start, number);
+        if (!l)
+            return -1;
+        add_rule(l, m->m->hs_rule[m->raw[i].pattern]);
+    }
+    hits->newlines = newlines_before(map, &counted, len);
+    return 0;
+}
+
 int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hits)
 {
     hits->n = 0;
+    hits->newlines = 0;
     m->n_raw = 0;
     m->raw_overflow = false;
     if (len == 0)
         return 0;
     m->data = data;
+    if (cp_nlmap_build(&m->newlines, data, len) != 0)
+        return -1;
     hs_error_t e = hs_scan(m->m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
     if (e != HS_SUCCESS && e != HS_SCAN_TERMINATED)
         return -1;
@@ -456,26 +512,8 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hi
         sorted = m->raw[i - 1].end <= m->raw[i].end;
     if (!sorted)
         qsort(m->raw, m->n_raw, sizeof *m->raw, by_end);
-    size_t line_start = 0, line_end = 0; /* current line [start, end) */
-    bool have_line = false;
-    for (size_t i = 0; i < m->n_raw; i++) {
-        size_t end = (size_t)m->raw[i].end;
-        if (!have_line || end > line_end) {
-            /* A match ending exactly at a '\n' belongs to the line before it. */
-            size_t probe = end > 0 ? end - 1 : 0;
-            if (end > 0 && data[probe] == '\n' && probe > 0)
-                probe--;
-            const char *nl = memrchr(data, '\n', probe + (data[probe] == '\n' ? 0 : 1));
-            line_start = nl ? (size_t)(nl - data) + 1 : 0;
-            const char *e2 = memchr(data + line_start, '\n', len - line_start);
-            line_end = e2 ? (size_t)(e2 - data) : len;
-            have_line = true;
-        }
-        cp_line_hits *l = line_for(hits, line_start, line_end - line_start);
-        if (!l)
-            return -1;
-        add_rule(l, m->m->hs_rule[m->raw[i].pattern]);
-    }
+    if (hit_lines(m, len, hits) != 0)
+        return -1;
     if (m->m->any_confirm)
         confirm_hits(m, data, hits);
     return 0;

@@ -21,6 +21,7 @@ typedef struct cp_matcher cp_matcher;
 typedef struct cp_line_hits {
     size_t start;        /* offset of the line in the chunk */
     size_t len;          /* without the '\n' */
+    size_t number;       /* its line number in the chunk, from 0 (the '\n's before it) */
     uint32_t rules[8];   /* rule indices, deduplicated, in catalog order */
     uint32_t n_rules;
 } cp_line_hits;
@@ -28,6 +29,7 @@ typedef struct cp_line_hits {
 typedef struct cp_hit_list {
     cp_line_hits *lines;
     size_t n, cap;
+    size_t newlines;     /* '\n' bytes in the whole chunk scanned */
 } cp_hit_list;
 
 enum { CP_CAPTURE_MAX = 16, CP_CAPTURE_VALUE = 160 };

@@ -2,13 +2,11 @@
  * (see prepare.h). */
 #include "prepare.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frame.h"
-#include "util/strutil.h"
 
 /* A writer identity seen in the current run of progress lines. It holds
  * the identity itself, so a probe compares it without reading the line it
@@ -238,22 +236,15 @@ int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t fir
         out->cap = hits->n;
     }
     out->n = hits->n;
-    uint64_t no = first_line;
-    size_t pos = 0;         /* newlines before pos are counted */
     for (size_t i = 0; i < hits->n; i++) {
         const cp_line_hits *h = &hits->lines[i];
         cp_line_prep *lp = &out->lines[i];
-        assert(h->start >= pos);
-        no += cp_count_newlines(data + pos, h->start - pos);
-        /* a hit line holds no '\n': counting resumes at its end, so the
-         * bytes of hit lines (most of a busy chunk) are not read twice */
-        pos = h->start + h->len;
-        lp->no = no;
+        lp->no = first_line + h->number;
         lp->weight = 1;
         cp_origin_init(&lp->parsed);
         cp_frame_parse(data + h->start, h->len, &lp->parsed);
     }
-    out->lines_in_chunk = no - first_line + cp_count_newlines(data + pos, len - pos);
+    out->lines_in_chunk = hits->newlines;
     if (thin_progress && out->n >= 3 && out->n <= UINT32_MAX / 2) {
         if (size_tables(out) != 0)
             return -1;

@@ -54,8 +54,10 @@ typedef struct cp_prepared {
 } cp_prepared;
 
 /* Prepares the hit lines of a chunk of `len` bytes whose first line is
- * `first_line`. `out` is reused (cleared first). With `thin` false every
- * line keeps weight 1. Returns 0, or -1 when out of memory. */
+ * `first_line`; `hits` must come from scanning this very chunk
+ * (cp_scanner_scan), which numbered its lines and counted its newlines.
+ * `out` is reused (cleared first). With `thin` false every line keeps
+ * weight 1. Returns 0, or -1 when out of memory. */
 int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t first_line,
                const cp_hit_list *hits, bool thin, cp_prepared *out);
 void cp_prepared_free(cp_prepared *p);

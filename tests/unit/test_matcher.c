@@ -159,6 +159,28 @@ static void check_line(const cp_hit_list *h, size_t i, const char *chunk, const 
     }
 }
 
+/* Asserts what every hit line of `chunk` must be: a whole line (from just
+ * after a '\n' to the next one or the end), numbered by the '\n's before
+ * it; and the chunk's '\n's counted in full. */
+static void check_numbers(const cp_hit_list *h, const char *chunk, size_t len)
+{
+    size_t newlines = 0;
+    for (size_t i = 0; i < len; i++)
+        newlines += chunk[i] == '\n';
+    assert_int_equal(h->newlines, newlines);
+    for (size_t i = 0; i < h->n; i++) {
+        const cp_line_hits *l = &h->lines[i];
+        assert_true(l->start == 0 || chunk[l->start - 1] == '\n');
+        assert_true(l->start + l->len == len || chunk[l->start + l->len] == '\n');
+        assert_null(memchr(chunk + l->start, '\n', l->len));
+        size_t before = 0;
+        for (size_t k = 0; k < l->start; k++)
+            before += chunk[k] == '\n';
+        if (l->number != before)
+            fail_msg("hit %zu at %zu: line number %zu, want %zu", i, l->start, l->number, before);
+    }
+}
+
 /* ---- scanning ---------------------------------------------------------- */
 
 static void test_scan_lines(void **state)
@@ -174,6 +196,7 @@ static void test_scan_lines(void **state)
 
     assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
     assert_int_equal(fx->hits.n, 4);
+    check_numbers(&fx->hits, chunk, strlen(chunk));
     /* three matches of one rule on the first line count once */
     check_line(&fx->hits, 0, chunk, "CUDA out of memory. Tried to allocate 2.00 GiB; torch.OutOfMemoryError again "
                                     "OutOfMemoryError", (uint32_t[]){R_OOM}, 1);
@@ -221,6 +244,7 @@ static void test_match_ending_at_newline(void **state)
 
     assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
     assert_int_equal(fx->hits.n, 4);
+    check_numbers(&fx->hits, chunk, strlen(chunk));
     check_line(&fx->hits, 0, chunk, "job FATAL", (uint32_t[]){R_EOL}, 1);
     check_line(&fx->hits, 1, chunk, "disk full", (uint32_t[]){R_NL}, 1);
     assert_int_equal(fx->hits.lines[2].start, strlen("job FATAL\nnext line\ndisk full\nafter the disk\n"));
@@ -233,6 +257,60 @@ static void test_match_ending_at_newline(void **state)
     /* "FATAL" in the middle of a line is no "FATAL$" */
     assert_int_equal(cp_matcher_scan(fx->m, "FATAL error\n", 12, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 0);
+}
+
+static void test_line_numbers(void **state)
+{
+    fixture *fx = *state;
+    char chunk[512];
+    int n = snprintf(chunk, sizeof chunk,
+                     "disk full\n"                 /* 0: a match ending at the '\n', on the first line */
+                     "\n\n"                        /* 1, 2: empty */
+                     "OutOfMemoryError\r\n"        /* 3: CRLF, the '\r' stays in the line */
+                     "job FATAL\n"                 /* 4: a match ending right before the '\n' */
+                     "%0100d OutOfMemoryError\n"   /* 5: a line across two words of the map */
+                     "\n"                          /* 6 */
+                     "%0200d\n"                    /* 7: quiet, longer than a word */
+                     "rank1 pid 2",                /* 8: the last line, no '\n' */
+                     0, 0);
+    size_t len = (size_t)n;
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, len, &fx->hits), 0);
+    check_numbers(&fx->hits, chunk, len);
+    static const size_t want_no[] = {0, 3, 4, 5, 8};
+    assert_int_equal(fx->hits.n, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(fx->hits.lines[i].number, want_no[i]);
+    check_line(&fx->hits, 0, chunk, "disk full", (uint32_t[]){R_NL}, 1);
+    check_line(&fx->hits, 1, chunk, "OutOfMemoryError\r", (uint32_t[]){R_OOM}, 1);
+    check_line(&fx->hits, 2, chunk, "job FATAL", (uint32_t[]){R_EOL}, 1);
+    check_line(&fx->hits, 4, chunk, "rank1 pid 2", (uint32_t[]){R_RANK}, 1);
+    assert_int_equal(fx->hits.lines[3].len, 100 + strlen(" OutOfMemoryError"));
+
+    /* the same text ending with its '\n', and every shorter prefix of it */
+    chunk[len++] = '\n';
+    for (size_t cut = 0; cut <= len; cut++) {
+        assert_int_equal(cp_matcher_scan(fx->m, chunk, cut, &fx->hits), 0);
+        check_numbers(&fx->hits, chunk, cut);
+    }
+}
+
+static void test_only_newlines(void **state)
+{
+    fixture *fx = *state;
+    char chunk[300];
+    memset(chunk, '\n', sizeof chunk);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, sizeof chunk, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 0);
+    assert_int_equal(fx->hits.newlines, sizeof chunk);
+    /* "disk full\n" between runs of empty lines, at a word's edge */
+    memcpy(chunk + 60, "disk full\n", 10);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, sizeof chunk, &fx->hits), 0);
+    check_numbers(&fx->hits, chunk, sizeof chunk);
+    assert_int_equal(fx->hits.n, 1);
+    assert_int_equal(fx->hits.lines[0].start, 60);
+    assert_int_equal(fx->hits.lines[0].len, 9);
+    assert_int_equal(fx->hits.lines[0].number, 60);
+    assert_int_equal(fx->hits.newlines, sizeof chunk - 9);
 }
 
 static void test_scan_clears_and_grows(void **state)
@@ -255,6 +333,7 @@ static void test_scan_clears_and_grows(void **state)
         len += (size_t)snprintf(big + len, cap - len, "rank%d pid %d\nquiet %d\n", i, 1000 + i, i);
     assert_int_equal(cp_matcher_scan(fx->m, big, len, &fx->hits), 0);
     assert_int_equal(fx->hits.n, N);
+    assert_int_equal(fx->hits.newlines, 2 * N);
     for (size_t i = 0; i < N; i++) {
         const cp_line_hits *l = &fx->hits.lines[i];
         char want[64];
@@ -262,6 +341,7 @@ static void test_scan_clears_and_grows(void **state)
         assert_int_equal(l->len, (size_t)n);
         assert_memory_equal(big + l->start, want, (size_t)n);
         assert_true(l->start == 0 || big[l->start - 1] == '\n');
+        assert_int_equal(l->number, 2 * i);
         assert_int_equal(l->n_rules, 1);
         assert_int_equal(l->rules[0], R_RANK);
     }
@@ -586,6 +666,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scan_first_and_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_ending_at_newline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scan_clears_and_grows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_line_numbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_only_newlines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_captures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nocase, setup, teardown),
         cmocka_unit_test_setup_teardown(test_if_frame, setup, teardown),
