@@ -34,6 +34,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 enum {
     BODY_SCAN = 200,        /* bytes of the body searched for rank tags */
     TOKEN_MAX = 128,        /* longest token a recogniser looks at */
@@ -1297,11 +1301,86 @@ static void rank_assignment(const char *s, size_t p, size_t end, fstate *st)
     }
 }
 
+/* Whether "rank", in any case, starts at one of s[i, i + count); the
+ * bytes through s[i + count + 2] exist. */
+static int rank_word_among(const char *s, size_t i, size_t count)
+{
+    for (size_t k = i; k < i + count; k++)
+        if (eq_nocase(s + k, 4, "rank"))
+            return 1;
+    return 0;
+}
+
+/* Whether some j in [0, RANK_BLOCK) has 'r' or 'R' at s[j] and 'k' or 'K'
+ * at s[j + 3], as "rank" does: few places in text do, so the exact test
+ * after it runs rarely. The bytes through s[RANK_BLOCK + 2] exist. OR-ing
+ * 0x20 folds the case of exactly these letters and maps no other byte onto
+ * them. */
+#if defined(__SSE2__) && defined(__x86_64__)
+enum { RANK_BLOCK = 16 };
+
+static int maybe_rank_in_block(const char *s)
+{
+    const __m128i fold = _mm_set1_epi8(0x20);
+    __m128i r = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)s), fold);
+    __m128i k = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + 3)), fold);
+    __m128i both = _mm_and_si128(_mm_cmpeq_epi8(r, _mm_set1_epi8('r')),
+                                 _mm_cmpeq_epi8(k, _mm_set1_epi8('k')));
+    return _mm_movemask_epi8(both) != 0;
+}
+#else
+enum { RANK_BLOCK = 8 };
+
+/* The high bit of each zero byte of w, and no other bit. */
+static uint64_t zero_bytes(uint64_t w)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu;
+    return ~(((w & low7) + low7) | w) & ~low7;
+}
+
+static int maybe_rank_in_block(const char *s)
+{
+    const uint64_t ones = 0x0101010101010101u;
+    uint64_t r, k;
+    memcpy(&r, s, 8);
+    memcpy(&k, s + 3, 8);
+    uint64_t r_at = zero_bytes((r | ones * 0x20) ^ ones * 'r');
+    uint64_t k_at = zero_bytes((k | ones * 0x20) ^ ones * 'k');
+    return (r_at & k_at) != 0;
+}
+#endif
+
+/* Whether "rank", in any case, lies within s[from, to). Every body rank
+ * tag spells the word and most lines have none: one pass over the bytes,
+ * RANK_BLOCK starts at a time, spares those lines a pass per recogniser.
+ * The last block is moved back to end at `to`, so it may look at some
+ * starts twice. */
+static int has_rank_word(const char *s, size_t from, size_t to)
+{
+    const size_t span_bytes = RANK_BLOCK + 3;
+    if (to - from < span_bytes)
+        return to - from >= 4 && rank_word_among(s, from, to - from - 3);
+    size_t last = to - span_bytes;
+    for (size_t i = from;; i += RANK_BLOCK) {
+        if (i > last)
+            i = last;
+        if (maybe_rank_in_block(s + i) && rank_word_among(s, i, RANK_BLOCK))
+            return 1;
+        if (i == last)
+            return 0;
+    }
+}
+
 /* Rank tags in the first BODY_SCAN bytes of the message: "[Rank 3]",
  * "[PG ... Rank 1]", "[rank 1/4]", "rank 2 |", "rank=3". */
 static void scan_body_tags(const char *s, size_t n, size_t p, fstate *st)
 {
     size_t end = n - p > BODY_SCAN ? p + BODY_SCAN : n;
+    /* every tag spells "rank": "rank=3" and "rank 2 |" before `end`, a
+     * "[Rank 3]" or "[PG ... Rank 1]" that opens before it within TOKEN_MAX */
+    size_t reach = n - end > TOKEN_MAX ? end + TOKEN_MAX : n;
+    if (!has_rank_word(s, p, reach))
+        return;
     rank_assignment(s, p, end, st);
     for (const char *b = memchr(s + p, '|', end - p); b; ) {
         int64_t v;

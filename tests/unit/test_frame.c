@@ -41,6 +41,11 @@ typedef struct frame_case {
     const char *body;           /* the text from the returned offset on */
 } frame_case;
 
+/* 40, 199 and 200 bytes of text with no tag in it */
+#define FILL40 "0123456789 123456789 123456789 12345678 "
+#define FILL199 FILL40 FILL40 FILL40 FILL40 "0123456789 123456789 123456789 12345678"
+#define FILL200 FILL40 FILL40 FILL40 FILL40 FILL40
+
 #define NONE_T CP_TS_NONE, 0
 #define ABS(ms) CP_TS_ABS, INT64_C(ms)
 #define NOYEAR(ms) CP_TS_NOYEAR, INT64_C(ms)
@@ -285,6 +290,41 @@ static const frame_case cases[] = {
     {"a | rank 12 |", 12, U, "", U, U, U, 0, NONE_T, "a | rank 12 |"},
     {"[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 144] Timeout at NCCL work: 1",
      144, U, "", U, U, U, 'E', NONE_T, "Timeout at NCCL work: 1"},
+    /* built: every body tag spells "rank"; lines without it skip the scan */
+    {"[2024-12-21 02:31:04,962] [INFO] [train.py:287:train] step 7/40000 | loss 2.3873 | lr "
+     "1.312e-06 | grad_norm 2.609 | tokens/s 2816 | TFLOPs 368.9 | mem 46.06GB/50.35GB",
+     U, U, "", U, U, U, 'I', ABS(1734748264962),
+     "step 7/40000 | loss 2.3873 | lr 1.312e-06 | grad_norm 2.609 | tokens/s 2816 | TFLOPs 368.9 | "
+     "mem 46.06GB/50.35GB"},
+    {"step 40 | RANK 2 | loss", 2, U, "", U, U, U, 0, NONE_T, "step 40 | RANK 2 | loss"},
+    {"step 40 | Rank 2 | loss", 2, U, "", U, U, U, 0, NONE_T, "step 40 | Rank 2 | loss"},
+    {"call(rank 2 | x)", 2, U, "", U, U, U, 0, NONE_T, "call(rank 2 | x)"},
+    {"watchdog: [RANK 5] x", 5, U, "", U, U, U, 0, NONE_T, "watchdog: [RANK 5] x"},
+    {"watchdog: [rAnK 6] x", 6, U, "", U, U, U, 0, NONE_T, "watchdog: [rAnK 6] x"},
+    {"failed (see [Rank 3])", 3, U, "", U, U, U, 0, NONE_T, "failed (see [Rank 3])"},
+    {"watchdog: [PG ID 1 PG GUID 1(default_pg) Rank 3] timeout",
+     3, U, "", U, U, U, 0, NONE_T, "watchdog: [PG ID 1 PG GUID 1(default_pg) Rank 3] timeout"},
+    {"x [Rank -1] y [Rank 3]", 3, U, "", U, U, U, 0, NONE_T, "x [Rank -1] y [Rank 3]"},
+    /* a direct tag beats a sub-group one; "rank N |" beats an earlier tag */
+    {"x [PG ID 1 PG GUID 1 Rank 19] y [Rank 4]", 4, U, "", U, U, U, 0, NONE_T,
+     "x [PG ID 1 PG GUID 1 Rank 19] y [Rank 4]"},
+    {"x [Rank 3] y | rank 2 | z", 2, U, "", U, U, U, 0, NONE_T, "x [Rank 3] y | rank 2 | z"},
+    /* "rank=N" is a header field: weaker than a tag, not after '(' or a prefix */
+    {"rank=3 INFO step 1", 3, U, "", U, U, U, 0, NONE_T, "rank=3 INFO step 1"},
+    {"RANK=4 INFO step 1", 4, U, "", U, U, U, 0, NONE_T, "RANK=4 INFO step 1"},
+    {"local_rank=3 INFO step 1", U, U, "", U, U, U, 0, NONE_T, "local_rank=3 INFO step 1"},
+    {"frank=3 INFO step 1", U, U, "", U, U, U, 0, NONE_T, "frank=3 INFO step 1"},
+    {"init (rank=3)", U, U, "", U, U, U, 0, NONE_T, "init (rank=3)"},
+    {"rank=2 x [PG ID 1 PG GUID 1 Rank 19]", 2, U, "", U, U, U, 0, NONE_T,
+     "rank=2 x [PG ID 1 PG GUID 1 Rank 19]"},
+    {"rank=2 x [Rank 5]", 5, U, "", U, U, U, 0, NONE_T, "rank=2 x [Rank 5]"},
+    {FILL40 "1234567 rank=3", U, U, "", U, U, U, 0, NONE_T, FILL40 "1234567 rank=3"},
+    /* only tags that open in the first 200 bytes of the body count */
+    {FILL200 "[Rank 3] x", U, U, "", U, U, U, 0, NONE_T, FILL200 "[Rank 3] x"},
+    {FILL200 "rank 2 | x", U, U, "", U, U, U, 0, NONE_T, FILL200 "rank 2 | x"},
+    {FILL199 "[Rank 3] x", 3, U, "", U, U, U, 0, NONE_T, FILL199 "[Rank 3] x"},
+    {FILL199 "[PG ID 1 PG GUID 1(default_pg) Rank 3] x", 3, U, "", U, U, U, 0, NONE_T,
+     FILL199 "[PG ID 1 PG GUID 1(default_pg) Rank 3] x"},
     /* ---- negatives: text that only looks like a prefix */
     {"RuntimeError: CUDA error: uncorrectable ECC error encountered",
      U, U, "", U, U, U, 0, NONE_T, "RuntimeError: CUDA error: uncorrectable ECC error encountered"},
