@@ -152,10 +152,9 @@ const char *cp_memstr(const char *hay, size_t n, const char *needle)
 #define HAVE_AVX2_PATH 1
 
 /* AVX2 when the CPU has it (the build targets plain x86-64): twice the
- * bytes per instruction of SSE2. Counts p[0, n - n % 32), and with
- * `find_nul` sets *nul when a NUL is there. */
-__attribute__((target("avx2"), always_inline)) static inline uint64_t
-count_avx2(const char *p, size_t n, bool find_nul, bool *nul)
+ * bytes per instruction of SSE2. Counts p[0, n - n % 32) and sets *nul
+ * when a NUL is there. */
+__attribute__((target("avx2"))) static uint64_t count_nl_nul_avx2(const char *p, size_t n, bool *nul)
 {
     const __m256i nl = _mm256_set1_epi8('\n'), z = _mm256_setzero_si256();
     __m256i zeros = z;
@@ -169,71 +168,17 @@ count_avx2(const char *p, size_t n, bool find_nul, bool *nul)
         for (size_t b = 0; b < blocks; b++, i += 32) {
             __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
             acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(v, nl));
-            if (find_nul)
-                zeros = _mm256_or_si256(zeros, _mm256_cmpeq_epi8(v, z));
+            zeros = _mm256_or_si256(zeros, _mm256_cmpeq_epi8(v, z));
         }
         acc = _mm256_sad_epu8(acc, z);
         total += (uint64_t)_mm256_extract_epi64(acc, 0) + (uint64_t)_mm256_extract_epi64(acc, 1) +
                  (uint64_t)_mm256_extract_epi64(acc, 2) + (uint64_t)_mm256_extract_epi64(acc, 3);
     }
-    if (find_nul && _mm256_movemask_epi8(zeros) != 0)
+    if (_mm256_movemask_epi8(zeros) != 0)
         *nul = true;
     return total;
 }
-
-__attribute__((target("avx2"))) static uint64_t count_nl_avx2(const char *p, size_t n)
-{
-    return count_avx2(p, n, false, NULL);
-}
-
-__attribute__((target("avx2"))) static uint64_t count_nl_nul_avx2(const char *p, size_t n, bool *nul)
-{
-    return count_avx2(p, n, true, nul);
-}
 #endif
-
-/* SIMD where the target has it: this runs over every byte the reader
- * delivers and over the gaps between matched lines. */
-uint64_t cp_count_newlines(const char *p, size_t n)
-{
-    uint64_t total = 0;
-    size_t i = 0;
-
-#ifdef HAVE_AVX2_PATH
-    if (n >= 64 && __builtin_cpu_supports("avx2")) {
-        total = count_nl_avx2(p, n);
-        i = n - n % 32;
-    }
-#endif
-
-#if defined(__SSE2__) && defined(__x86_64__)
-    const __m128i nl = _mm_set1_epi8('\n');
-    while (n - i >= 16) {
-        /* byte counters would wrap after 255 blocks: fold them before */
-        size_t blocks = (n - i) / 16 > 255 ? 255 : (n - i) / 16;
-        __m128i acc = _mm_setzero_si128();
-        for (size_t b = 0; b < blocks; b++, i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
-        }
-        acc = _mm_sad_epu8(acc, _mm_setzero_si128());
-        total += (uint64_t)_mm_extract_epi16(acc, 0) + (uint64_t)_mm_extract_epi16(acc, 4);
-    }
-#else
-    /* eight bytes at a time: a zero byte of w ^ "\n\n..." marks a newline */
-    const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
-    for (; n - i >= 8; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        w ^= ones * '\n';
-        w = ~(((w & low7) + low7) | w) & ~low7;
-        total += ((w >> 7) * ones) >> 56;
-    }
-#endif
-    for (; i < n; i++)
-        total += p[i] == '\n';
-    return total;
-}
 
 /* The reader's one pass over every byte it delivers: NULs are rare, so
  * looking for them on the way is cheaper than a second pass. */
@@ -266,6 +211,18 @@ uint64_t cp_count_newlines_nul(const char *p, size_t n, bool *nul)
         total += (uint64_t)_mm_extract_epi16(acc, 0) + (uint64_t)_mm_extract_epi16(acc, 4);
     }
     zero |= _mm_movemask_epi8(zeros) != 0;
+#else
+    /* eight bytes at a time: a zero byte of w ^ "\n\n..." marks a newline,
+     * a zero byte of w itself a NUL */
+    const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w, x;
+        memcpy(&w, p + i, 8);
+        zero |= (~(((w & low7) + low7) | w) & ~low7) != 0;
+        x = w ^ (ones * '\n');
+        x = ~(((x & low7) + low7) | x) & ~low7;
+        total += ((x >> 7) * ones) >> 56;
+    }
 #endif
     for (; i < n; i++) {
         total += p[i] == '\n';
@@ -274,4 +231,12 @@ uint64_t cp_count_newlines_nul(const char *p, size_t n, bool *nul)
     if (zero)
         *nul = true;
     return total;
+}
+
+/* Off the hot path now (the scanner numbers hit lines from its newline
+ * map): the reader's pass above serves it, its NUL flag unused. */
+uint64_t cp_count_newlines(const char *p, size_t n)
+{
+    bool nul = false;
+    return cp_count_newlines_nul(p, n, &nul);
 }
