@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "util/strutil.h"
 
 /* A writer identity seen in the current run of progress lines. It holds
  * the identity itself, so a probe compares it without reading the line it
@@ -44,14 +45,6 @@ static bool bare(const cp_line_prep *lp)
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
-    return h;
-}
-
-static uint64_t host_hash(const char *host)
-{
-    uint64_t h = 1469598103934665603u;
-    for (const char *c = host; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211u;
     return h;
 }
 
@@ -142,7 +135,7 @@ static uint32_t host_number(cp_prepared *p, const char *host, uint64_t hash)
 static prep_key *key_for(cp_prepared *p, uint32_t line)
 {
     const cp_origin *o = &p->lines[line].parsed;
-    uint64_t hh = host_hash(o->host);
+    uint64_t hh = cp_hash_str(CP_HASH_SEED, o->host);
     uint32_t host = host_number(p, o->host, hh);
     if (host == UINT32_MAX)
         return NULL;

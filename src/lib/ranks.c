@@ -14,6 +14,7 @@
 
 #include "incident.h"
 #include "util/buf.h"
+#include "util/strutil.h"
 
 enum { MAX_WRITERS = 1 << 20, MAX_FACTS = 1 << 20 };
 
@@ -52,19 +53,14 @@ static wkey key_of(const cp_origin *o, int stream)
 
 static uint64_t key_hash(const wkey *k)
 {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(unsigned char)k->kind;
-    h = (h ^ (uint64_t)(uint32_t)k->value) * 1099511628211ULL;
-    for (const char *s = k->host; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    uint64_t h = CP_HASH_SEED ^ (uint64_t)(unsigned char)k->kind;
+    h = cp_hash_str(cp_hash_step(h, (uint32_t)k->value), k->host);
     return h ? h : 1;
 }
 
 static uint64_t host_hash(const char *host)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *host; host++)
-        h = (h ^ (unsigned char)*host) * 1099511628211ULL;
-    return h;
+    return cp_hash_str(CP_HASH_SEED, host);
 }
 
 static int index_grow(windex *ix)
@@ -243,13 +239,12 @@ static bool same_ident(const cp_ident *x, const cp_ident *id)
 
 static uint64_t ident_hash(const cp_ident *id)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = CP_HASH_SEED;
     const int fields[] = {id->rank, id->nranks, id->pid, id->local_rank};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        h = (h ^ (uint32_t)fields[i]) * 1099511628211ULL;
-    h = (h ^ host_hash(id->host)) * 1099511628211ULL;
-    h = (h ^ host_hash(id->busid)) * 1099511628211ULL;
-    return h;
+        h = cp_hash_step(h, (uint32_t)fields[i]);
+    h = cp_hash_step(h, host_hash(id->host));
+    return cp_hash_step(h, host_hash(id->busid));
 }
 
 /* Adds a fact unless the same one is known. The facts are indexed: NCCL

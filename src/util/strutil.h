@@ -27,4 +27,21 @@ uint64_t cp_count_newlines(const char *p, size_t n);
  * *nul when it does (leaves it alone otherwise). */
 uint64_t cp_count_newlines_nul(const char *p, size_t n, bool *nul);
 
+/* FNV-1a, for the in-memory hash tables (writers, identity facts, the
+ * thinning table); not a stable format. Start from CP_HASH_SEED and feed
+ * values (cp_hash_step) or strings (cp_hash_str). */
+#define CP_HASH_SEED UINT64_C(1469598103934665603)
+
+static inline uint64_t cp_hash_step(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * UINT64_C(1099511628211);
+}
+
+static inline uint64_t cp_hash_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = cp_hash_step(h, (unsigned char)*s);
+    return h;
+}
+
 #endif
