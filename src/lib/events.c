@@ -834,7 +834,7 @@ int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t fi
 {
     stream_scan *st = inc->scan;
     if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0 ||
-        cp_prepare(inc->cat, data, len, first_line, &st->hits, inc->thin, &st->prep) != 0)
+        cp_prepare(inc->cat, data, first_line, &st->hits, inc->thin, &st->prep) != 0)
         return -1;
     return cp_incident_feed_prepared(inc, data, len, &st->hits, &st->prep);
 }
@@ -889,7 +889,7 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
         skip_run(inc, st, prep->lines, i, end);
         i = end;
     }
-    inc->lines += prep->lines_in_chunk;
+    inc->lines += hits->newlines;
     flush_progress(inc, st); /* the chunk's lines are valid until we return */
     return 0;
 }

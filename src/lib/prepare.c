@@ -70,8 +70,8 @@ static bool same_identity(const prep_key *k, const cp_origin *o, uint32_t host)
  * small as the identities need: it starts at KEYS_MIN slots and doubles
  * for the next chunk whenever a run filled half of it, up to KEYS_MAX.
  * Lines of identities that do not fit are simply kept. The host table
- * has as many slots. */
-enum { KEYS_MIN = 64, KEYS_MAX = 16384, HOSTS_MAX = KEYS_MAX / 2 };
+ * has as many slots, and as many hosts at most as identities. */
+enum { KEYS_MIN = 64, KEYS_MAX = 16384 };
 
 static int size_tables(cp_prepared *p)
 {
@@ -117,7 +117,7 @@ static uint32_t host_number(cp_prepared *p, const char *host, uint64_t hash)
     for (size_t j = hash & mask;; j = (j + 1) & mask) {
         prep_host *e = &p->hosts[j];
         if (e->generation != p->host_generation) {
-            if (2 * (p->n_hosts + 1) > p->cap_keys || p->n_hosts >= HOSTS_MAX) {
+            if (2 * (p->n_hosts + 1) > p->cap_keys) {
                 p->keys_full = true;
                 return UINT32_MAX;
             }
@@ -218,8 +218,8 @@ static void thin(const cp_catalog *cat, const cp_hit_list *hits, cp_prepared *p)
     thin_run(p, grouped, run, (uint32_t)p->n);
 }
 
-int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t first_line,
-               const cp_hit_list *hits, bool thin_progress, cp_prepared *out)
+int cp_prepare(const cp_catalog *cat, const char *data, uint64_t first_line, const cp_hit_list *hits,
+               bool thin_progress, cp_prepared *out)
 {
     if (hits->n > out->cap) {
         cp_line_prep *grown = realloc(out->lines, hits->n * sizeof *grown);
@@ -237,7 +237,6 @@ int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t fir
         cp_origin_init(&lp->parsed);
         cp_frame_parse(data + h->start, h->len, &lp->parsed);
     }
-    out->lines_in_chunk = hits->newlines;
     if (thin_progress && out->n >= 3 && out->n <= UINT32_MAX / 2) {
         if (size_tables(out) != 0)
             return -1;

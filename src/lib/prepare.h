@@ -39,7 +39,6 @@ typedef struct cp_line_prep {
 typedef struct cp_prepared {
     cp_line_prep *lines;
     size_t n, cap;
-    uint64_t lines_in_chunk;   /* newlines in the chunk */
     /* thinning scratch, reused across chunks */
     struct prep_key *keys;
     size_t cap_keys, keys_used;
@@ -53,13 +52,13 @@ typedef struct cp_prepared {
     uint32_t generation;
 } cp_prepared;
 
-/* Prepares the hit lines of a chunk of `len` bytes whose first line is
- * `first_line`; `hits` must come from scanning this very chunk
- * (cp_scanner_scan), which numbered its lines and counted its newlines.
+/* Prepares the hit lines of a chunk whose first line is `first_line`;
+ * `hits` must come from scanning this very chunk (cp_scanner_scan), which
+ * numbered its lines and counted its newlines.
  * `out` is reused (cleared first). With `thin` false every line keeps
  * weight 1. Returns 0, or -1 when out of memory. */
-int cp_prepare(const cp_catalog *cat, const char *data, size_t len, uint64_t first_line,
-               const cp_hit_list *hits, bool thin, cp_prepared *out);
+int cp_prepare(const cp_catalog *cat, const char *data, uint64_t first_line, const cp_hit_list *hits, bool thin,
+               cp_prepared *out);
 void cp_prepared_free(cp_prepared *p);
 
 #endif

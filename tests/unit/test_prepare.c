@@ -73,7 +73,7 @@ static const char chunk[] =
 static void scan_and_prepare(fixture *fx, bool thin)
 {
     assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
-    assert_int_equal(cp_prepare(&fx->cat, chunk, strlen(chunk), 100, &fx->hits, thin, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, chunk, 100, &fx->hits, thin, &fx->prep), 0);
     assert_int_equal(fx->prep.n, fx->hits.n);
 }
 
@@ -87,7 +87,7 @@ static void test_line_numbers_and_prefixes(void **state)
         assert_int_equal(fx->prep.lines[i].no, want_no[i]);
         assert_int_equal(fx->prep.lines[i].weight, 1);
     }
-    assert_int_equal(fx->prep.lines_in_chunk, 12);
+    assert_int_equal(fx->hits.newlines, 12);
     const cp_origin *first = &fx->prep.lines[0].parsed;
     assert_int_equal(first->rank, 3);
     assert_int_equal(first->task, 0);
@@ -122,12 +122,28 @@ static void test_thinning_a_longer_run(void **state)
     static const char three[] = STEP(" 1", "9", "01", "1") STEP(" 1", "9", "02", "2") STEP(" 1", "9", "03", "3")
         STEP(" 1", "9", "04", "4");
     assert_int_equal(cp_matcher_scan(fx->m, three, strlen(three), &fx->hits), 0);
-    assert_int_equal(cp_prepare(&fx->cat, three, strlen(three), 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, three, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.n, 4);
     assert_int_equal(fx->prep.lines[0].weight, 1);
     assert_int_equal(fx->prep.lines[1].weight, 0);
     assert_int_equal(fx->prep.lines[2].weight, 0);
     assert_int_equal(fx->prep.lines[3].weight, 3);
+}
+
+/* ROUNDS rounds of one progress line from each of RANKS ranks, as in a
+ * combined log; *len gets its length. Caller frees. */
+static char *progress_rounds(int ranks, int rounds, size_t *len)
+{
+    size_t cap = (size_t)ranks * (size_t)rounds * 128;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    *len = 0;
+    for (int round = 0; round < rounds; round++)
+        for (int r = 0; r < ranks; r++)
+            *len += (size_t)snprintf(text + *len, cap - *len,
+                                     "[rank%d]:[2024-12-21 03:13:4%d,129] [INFO] [train.py:287:train] step %d/400\n",
+                                     r, round, round + 1);
+    return text;
 }
 
 /* More identities in one run than the table groups (even at its largest,
@@ -137,17 +153,11 @@ static void test_thinning_more_writers_than_the_table(void **state)
 {
     fixture *fx = *state;
     enum { RANKS = 9000, ROUNDS = 3 };
-    size_t cap = (size_t)RANKS * ROUNDS * 128, len = 0;
-    char *text = malloc(cap);
-    assert_non_null(text);
-    for (int round = 0; round < ROUNDS; round++)
-        for (int r = 0; r < RANKS; r++)
-            len += (size_t)snprintf(text + len, cap - len,
-                                    "[rank%d]:[2024-12-21 03:13:4%d,129] [INFO] [train.py:287:train] step %d/400\n", r,
-                                    round, round + 1);
+    size_t len;
+    char *text = progress_rounds(RANKS, ROUNDS, &len);
     assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
     assert_int_equal(fx->hits.n, RANKS * ROUNDS);
-    assert_int_equal(cp_prepare(&fx->cat, text, len, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
     uint64_t total = 0;
     for (size_t i = 0; i < fx->prep.n; i++)
         total += fx->prep.lines[i].weight;
@@ -168,20 +178,14 @@ static void test_thinning_table_grows_to_the_writers(void **state)
 {
     fixture *fx = *state;
     enum { RANKS = 200, ROUNDS = 3 };
-    size_t cap = (size_t)RANKS * ROUNDS * 128, len = 0;
-    char *text = malloc(cap);
-    assert_non_null(text);
-    for (int round = 0; round < ROUNDS; round++)
-        for (int r = 0; r < RANKS; r++)
-            len += (size_t)snprintf(text + len, cap - len,
-                                    "[rank%d]:[2024-12-21 03:13:4%d,129] [INFO] [train.py:287:train] step %d/400\n", r,
-                                    round, round + 1);
+    size_t len;
+    char *text = progress_rounds(RANKS, ROUNDS, &len);
     assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
     size_t last_middle = (size_t)RANKS + RANKS - 1;   /* the last rank's second line */
-    assert_int_equal(cp_prepare(&fx->cat, text, len, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.lines[last_middle].weight, 1);
     for (int again = 0; again < 8 && fx->prep.lines[last_middle].weight != 0; again++)
-        assert_int_equal(cp_prepare(&fx->cat, text, len, 1, &fx->hits, true, &fx->prep), 0);
+        assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.lines[last_middle].weight, 0);
     assert_int_equal(fx->prep.lines[2 * RANKS + RANKS - 1].weight, 2);
     uint64_t total = 0;
