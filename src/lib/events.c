@@ -426,8 +426,17 @@ typedef struct line_info {
     bool is_frame, is_traceback, is_progress, is_identity, is_context;
     bool has_own_time;      /* the line carries a timestamp itself */
     bool starts_stack;      /* a traceback rule with state = begin */
-    char *display;
+    char *display;          /* the line as reports show it: made on first use */
 } line_info;
+
+/* Most hit lines never reach a report (NCCL set-up chatter, identity and
+ * context lines): their display text is made only when something keeps it. */
+static const char *line_display(line_info *li)
+{
+    if (!li->display)
+        li->display = cp_display_line(li->text, li->len, TEXT_MAX);
+    return li->display;
+}
 
 /* Whether the line names its process itself; a host prefix alone does
  * not (a node runs many ranks). */
@@ -700,7 +709,7 @@ static void flush_progress(cp_incident *inc, stream_scan *st)
     st->n_pending = 0;
 }
 
-static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const line_info *li)
+static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, line_info *li)
 {
     const cp_rule *r = &inc->cat->rules[li->phase_rule];
     w->phase = r->phase;
@@ -709,7 +718,7 @@ static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const 
     w->phase_stream = st->index;
     w->phase_line = li->no;
     free(w->phase_text);
-    w->phase_text = li->display ? cp_strdup(li->display) : NULL;
+    w->phase_text = line_display(li) ? cp_strdup(li->display) : NULL;
 }
 
 static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
@@ -733,7 +742,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (b->first_line == li->no) {
         b->origin = li->origin;
         b->time_before = st->last_time;
-        b->first_text = cp_strdup(li->display);
+        b->first_text = cp_strdup(line_display(li));
         b->in_table = li->no <= st->table_until && st->table_open && writer == st->table_writer;
         if (b->origin.time.kind == CP_TS_NONE) {
             b->awaits_time = true;
@@ -754,9 +763,9 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (li->is_traceback)
         b->has_traceback = true;
     if (li->is_frame)
-        add_frame(b, &li->caps, li->phase_rule, li->display, li->no);
+        add_frame(b, &li->caps, li->phase_rule, line_display(li), li->no);
     for (uint32_t i = 0; i < li->n_err; i++)
-        add_candidate(b, inc->cat, li->err_rules[i], li->no, li->display);
+        add_candidate(b, inc->cat, li->err_rules[i], li->no, line_display(li));
     merge_caps(&b->caps, &li->caps);
 }
 
@@ -805,10 +814,8 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     attribute(st, &li);
     li.has_own_time = li.origin.time.kind != CP_TS_NONE;
     note_time(inc, st, &li.origin.time);
-    if (!li.progress_only) {
-        li.display = cp_display_line(li.text, li.len, TEXT_MAX);
+    if (!li.progress_only)
         finalize_stale(inc, st, line_no);
-    }
     if (li.origin.time.kind == CP_TS_NONE)
         li.origin.time = st->last_time;
 

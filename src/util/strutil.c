@@ -52,6 +52,18 @@ static size_t utf8_len(const char *s, size_t n)
     return len;
 }
 
+/* Whether the 8 bytes at p are all printable ASCII (0x20..0x7e), which
+ * a display copy takes as they are. SWAR: "has a byte below 0x20" and
+ * "has a zero byte" (after xor with 0x7f) are exact as yes/no answers. */
+static bool plain8(const char *p)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t w, x;
+    memcpy(&w, p, 8);
+    x = w ^ (ones * 0x7f);
+    return ((w & highs) | ((w - ones * 0x20) & ~w & highs) | ((x - ones) & ~x & highs)) == 0;
+}
+
 char *cp_display_line(const char *line, size_t len, size_t max)
 {
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -70,6 +82,14 @@ char *cp_display_line(const char *line, size_t len, size_t max)
     size_t o = 0, i = 0;
     bool cut = false;
     while (i < len && !(cut = o >= cap)) {
+        /* plain text (nearly all of a log line) goes 8 bytes at a time */
+        while (i + 8 <= len && o + 8 <= cap && plain8(line + i)) {
+            memcpy(out + o, line + i, 8);
+            i += 8;
+            o += 8;
+        }
+        if (i >= len || (cut = o >= cap))
+            break;
         unsigned char c = (unsigned char)line[i];
         if (c == 0x1b) {
             i += ansi_len(line + i, len - i);
