@@ -267,9 +267,10 @@ static int parse_kv(cp_catalog *c, const char *file, int line, char *text, pendi
         return fail(c, file, line, "expected key = value");
     *eq = '\0';
     char *key = cp_trim(text);
-    if (!*key || strlen(key) >= sizeof p->key)
+    size_t key_len = strlen(key);
+    if (!*key || key_len >= sizeof p->key)
         return fail(c, file, line, "bad key '%s'", key);
-    snprintf(p->key, sizeof p->key, "%s", key);
+    memcpy(p->key, key, key_len + 1);
     p->line = line;
     char *val = eq + 1;
     while (*val == ' ' || *val == '\t')
