@@ -258,7 +258,11 @@ static int scan_paths(culprit_ctx *ctx, cp_incident *inc, const char *const *pat
     ro.first_chunk = SCAN_FIRST_CHUNK;
     if (ctx->max_line)
         ro.max_line = ctx->max_line;
-    cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, on_special, on_whole, on_chunk_swap};
+    /* reading instead of mapping, to compare the two (docs/internals.md) */
+    const char *no_map = getenv("CULPRIT_NO_MMAP");
+    ro.no_map = no_map && *no_map && *no_map != '0';
+    cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, on_special, on_whole, on_chunk_swap,
+                       NULL};
     scan_ctx s = {ctx, NULL, cp_frset_new(), 0};
     if (cp_pipeline_new(&s.pipe, inc, ctx->matcher) != 0) {
         set_error(ctx, CULPRIT_ERR_NOMEM, "out of memory");
