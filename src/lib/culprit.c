@@ -178,6 +178,14 @@ static int on_chunk_swap(void *user, char **buf, size_t size, size_t off, size_t
     return s->failed;
 }
 
+static int on_chunk_mapped(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line)
+{
+    scan_ctx *s = user;
+    if (cp_pipeline_chunk_mapped(s->pipe, m, data, len, first_line) != 0)
+        s->failed = 1;
+    return s->failed;
+}
+
 static void on_end(void *user, const cp_stream_info *info)
 {
     (void)info;
@@ -258,7 +266,11 @@ static int scan_paths(culprit_ctx *ctx, cp_incident *inc, const char *const *pat
     ro.first_chunk = SCAN_FIRST_CHUNK;
     if (ctx->max_line)
         ro.max_line = ctx->max_line;
-    cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, on_special, on_whole, on_chunk_swap};
+    /* reading instead of mapping, to compare the two (docs/internals.md) */
+    const char *no_map = getenv("CULPRIT_NO_MMAP");
+    ro.no_map = no_map && *no_map && *no_map != '0';
+    cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, on_special, on_whole, on_chunk_swap,
+                       on_chunk_mapped};
     scan_ctx s = {ctx, NULL, cp_frset_new(), 0};
     if (cp_pipeline_new(&s.pipe, inc, ctx->matcher) != 0) {
         set_error(ctx, CULPRIT_ERR_NOMEM, "out of memory");

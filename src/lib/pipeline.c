@@ -36,7 +36,9 @@ typedef struct slot {
     size_t n_ops, cap_ops;
     bool has_chunk;
     char *buf;          /* a buffer of cap bytes, the slot's own */
-    const char *data;   /* the chunk: len bytes in buf */
+    const char *data;   /* the chunk: len bytes in buf, or in map */
+    cp_mapping *map;    /* a mapped file the chunk lies in, with one
+                           reference the slot holds until it is applied */
     size_t len, cap;
     uint64_t first_line;
     cp_hit_list hits;
@@ -113,6 +115,15 @@ static void clear_ops(slot *s)
     s->has_chunk = false;
 }
 
+/* Gives back the slot's reference to a mapped chunk once the incident has
+ * taken it, which also drops its pages. Slots are applied in order, so a
+ * mapped file's pages go in file order, each once (mapping.h). */
+static void release_map(slot *s)
+{
+    cp_mapping_release(s->map, s->data, s->len);
+    s->map = NULL;
+}
+
 /* With the lock held: applies the oldest slot if it is ready and nobody
  * else is applying. Returns whether it did. */
 static bool try_apply(cp_pipeline *p)
@@ -125,6 +136,7 @@ static bool try_apply(cp_pipeline *p)
     p->applying = true;
     pthread_mutex_unlock(&p->lock);
     int rc = p->failed ? 0 : apply(p, s);
+    release_map(s);
     pthread_mutex_lock(&p->lock);
     if (rc != 0)
         p->failed = true;
@@ -398,6 +410,24 @@ int cp_pipeline_chunk_swap(cp_pipeline *p, char **buf, size_t size, size_t off, 
     return 0;
 }
 
+int cp_pipeline_chunk_mapped(cp_pipeline *p, cp_mapping *m, const char *data, size_t len,
+                             uint64_t first_line)
+{
+    if (feed_inline(p, len)) {
+        int rc = cp_incident_feed(p->inc, data, len, first_line);
+        cp_mapping_release(m, data, len);
+        return rc;
+    }
+    slot *s = chunk_slot(p, len, first_line);
+    if (!s) {
+        cp_mapping_release(m, data, len);
+        return -1;
+    }
+    s->map = m;
+    s->data = data;
+    return 0;
+}
+
 int cp_pipeline_finish(cp_pipeline *p)
 {
     if (!p->threaded)
@@ -417,6 +447,7 @@ void cp_pipeline_free(cp_pipeline *p)
     cp_pipeline_finish(p);
     for (size_t i = 0; p->ring && i < p->n_slots; i++) {
         clear_ops(&p->ring[i]);
+        release_map(&p->ring[i]);
         free(p->ring[i].ops);
         free(p->ring[i].buf);
         cp_hit_list_free(&p->ring[i].hits);

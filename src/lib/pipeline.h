@@ -15,6 +15,9 @@
  *
  * Small inputs never start threads: the first PIPE_THRESHOLD bytes are
  * processed inline. Memory: a chunk buffer per slot with its hit list.
+ * A chunk of a mapped file (cp_pipeline_chunk_mapped) needs no buffer: the
+ * slot holds a reference to the mapping instead and gives it back, which
+ * drops the chunk's pages, as soon as the incident has taken the chunk.
  * CULPRIT_THREADS=N sets the number of workers (default: online cores, at
  * most 8); CULPRIT_NO_THIN=1 turns progress thinning off. Neither changes
  * the result: tests/synth/synth.sh checks that.
@@ -26,6 +29,7 @@
 #include <stdint.h>
 
 #include "incident.h"
+#include "mapping.h"
 
 typedef struct cp_pipeline cp_pipeline;
 
@@ -45,6 +49,12 @@ int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t fir
  * Small inputs are fed inline and *buf stays as it is. */
 int cp_pipeline_chunk_swap(cp_pipeline *p, char **buf, size_t size, size_t off, size_t len,
                            uint64_t first_line);
+/* Like cp_pipeline_chunk, for a chunk in a mapped file, without a copy:
+ * takes the caller's reference to `m` (success or not) and releases it
+ * with cp_mapping_release(m, data, len) once the chunk has reached the
+ * incident (inline: before returning). */
+int cp_pipeline_chunk_mapped(cp_pipeline *p, cp_mapping *m, const char *data, size_t len,
+                             uint64_t first_line);
 int cp_pipeline_end(cp_pipeline *p);
 int cp_pipeline_warn(cp_pipeline *p, const char *path, const char *message);
 /* Waits until every queued operation has reached the incident. Returns 0

@@ -7,6 +7,12 @@
  * where bytes come from: a file descriptor or an open archive member, so
  * nested archives (a .log.gz inside a .tgz) need no special code.
  *
+ * A regular text file is mapped instead (mapping.h) when it is large
+ * enough and not being written: the same pump then runs over the mapping,
+ * its window standing in for the buffer, and a chunk that needs no fix-up
+ * goes out as a pointer into the mapping. The chunks, line numbers and
+ * warnings are the ones the read path gives, byte for byte.
+ *
  * Nothing here keeps state outside the run: the server runs readers on
  * several threads.
  */
@@ -16,6 +22,7 @@
 
 #include "reader.h"
 
+#include "mapping.h"
 #include "util/strutil.h"
 
 #include <archive.h>
@@ -32,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__GNUC__)
@@ -48,6 +56,10 @@ enum {
     IN_BLOCK = 64 * 1024,   /* compressed bytes handed to libarchive per call */
     MAX_NEST = 3,           /* archive inside archive inside archive */
     MSG_SIZE = 512,
+    MAP_MIN = HEAD_SIZE,    /* smaller files are read: one read() costs less
+                               than a mapping's setup and teardown */
+    MAP_SETTLED_S = 5,      /* files modified more recently are read (see
+                               worth_mapping) */
 };
 
 /* Larger option values are clamped: the line buffer is chunk_size +
@@ -115,14 +127,22 @@ struct run {
     char path[PATH_MAX];
 };
 
-/* State of one text stream while it is pumped. */
+/* State of one text stream while it is pumped: from `src` through r->buf
+ * (the read path), or straight from a mapped file (`map`). */
 typedef struct pump {
     run *r;
-    source *src;
+    source *src;         /* read path: where more bytes come from */
+    cp_mapping *map;     /* mapped path: the file, never written to */
     const char *path;
     uint64_t line;       /* number of the next line to deliver */
-    size_t d, s, len;    /* r->buf: [0, d) delivered, [d, s) whole lines
-                            checked for length, [s, len) not yet looked at */
+    size_t d, s, len;    /* bytes(): [0, d) delivered, [d, s) whole lines
+                            checked for length, [s, len) not yet looked at;
+                            mapped, offsets in the file and [d, len) the
+                            window the read path's buffer would hold */
+    size_t nl_at;        /* mapped path: the offset of a byte to take as '\n',
+                            which the read path writes into its buffer (a
+                            cut line's end, or one past a last line that has
+                            none); SIZE_MAX when none */
     bool delivered, warned_long, skipping, stopped;
 } pump;
 
@@ -428,6 +448,13 @@ static enum kind classify(const unsigned char *p, size_t n)
 
 /* ---- line pump --------------------------------------------------------- */
 
+/* The bytes the pump's offsets refer to. r->buf is looked up each time:
+ * a consumer that keeps buffers replaces it (hand_over). */
+static const char *bytes(const pump *st)
+{
+    return st->map ? cp_mapping_data(st->map) : st->r->buf;
+}
+
 static void replace_nuls(char *p, size_t n)
 {
     char *end = p + n;
@@ -469,11 +496,11 @@ static int hand_over(pump *st, size_t e)
     return stop;
 }
 
-/* Delivers buf[d, e) and moves d past it. */
-static bool deliver(pump *st, size_t e)
+/* Read path: makes buf[d, e) a chunk in place and hands it over; returns
+ * its number of lines. */
+static uint64_t deliver_read(pump *st, size_t e)
 {
-    run *r = st->r;
-    char *p = r->buf + st->d;
+    char *p = st->r->buf + st->d;
     const size_t n = e - st->d;
     bool nul = false;
     /* one pass over the chunk counts its lines and finds NULs (rare) */
@@ -482,7 +509,84 @@ static bool deliver(pump *st, size_t e)
     if (nul)
         replace_nuls(p, n);
     st->stopped = hand_over(st, e) != 0;
-    st->line += lines;
+    return lines;
+}
+
+/* Mapped path, a chunk that is the file's bytes as they are: it goes out
+ * without a copy. A consumer that keeps chunks gets a reference with it;
+ * for any other, the pages are dropped once it has read them. */
+static int hand_over_mapped(pump *st, const char *p, size_t n)
+{
+    run *r = st->r;
+    const cp_reader_cb *cb = r->cb;
+    int stop = 0;
+
+    if (cb->chunk_mapped) {
+        cp_mapping_ref(st->map);
+        return cb->chunk_mapped(r->user, st->map, p, n, st->line);
+    }
+    if (cb->chunk)
+        stop = cb->chunk(r->user, p, n, st->line);
+    cp_mapping_drop(st->map, p, n);
+    return stop;
+}
+
+/* Mapped path, a chunk the mapping cannot give as it is (a NUL byte, a
+ * cut line, a last line without '\n'): copied into r->buf and fixed there
+ * as the read path would, then handed over like a read chunk with nothing
+ * after it. Returns its number of lines. */
+static uint64_t hand_over_copy(pump *st, size_t e)
+{
+    run *r = st->r;
+    const cp_reader_cb *cb = r->cb;
+    const size_t size = cp_mapping_size(st->map);
+    const size_t n = e - st->d, have = (e <= size ? e : size) - st->d;
+    const char *p = bytes(st) + st->d;
+    bool nul = false;
+    uint64_t lines;
+
+    memcpy(r->buf, p, have);
+    if (st->nl_at >= st->d && st->nl_at < e)
+        r->buf[st->nl_at - st->d] = '\n';
+    lines = cp_count_newlines_nul(r->buf, n, &nul);
+    if (nul)
+        replace_nuls(r->buf, n);
+    cp_mapping_drop(st->map, p, have); /* nobody reads them there again */
+    if (cb->chunk_swap) {
+        char *next = r->buf;
+        st->stopped = cb->chunk_swap(r->user, &next, r->cap, 0, n, st->line) != 0;
+        r->buf = next;
+    } else if (cb->chunk) {
+        st->stopped = cb->chunk(r->user, r->buf, n, st->line) != 0;
+    }
+    return lines;
+}
+
+/* Mapped path: hands over buf[d, e); returns its number of lines. */
+static uint64_t deliver_mapped(pump *st, size_t e)
+{
+    const char *p = bytes(st) + st->d;
+    const size_t n = e - st->d;
+    const bool marked = st->nl_at >= st->d && st->nl_at < e;
+    bool nul = false;
+    uint64_t lines = 0;
+
+    if (!marked)
+        lines = cp_count_newlines_nul(p, n, &nul);
+    if (marked || nul)
+        lines = hand_over_copy(st, e);
+    else
+        st->stopped = hand_over_mapped(st, p, n) != 0;
+    st->d = e;
+    return lines;
+}
+
+/* Delivers buf[d, e) and moves d past it. */
+static bool deliver(pump *st, size_t e)
+{
+    run *r = st->r;
+
+    st->line += st->map ? deliver_mapped(st, e) : deliver_read(st, e);
     st->delivered = true;
     /* small first chunks let a short input start on every core at once;
      * later ones grow to chunk_size, which per-chunk work amortises over */
@@ -499,9 +603,11 @@ static bool flush(pump *st, bool all)
         const size_t chunk = st->r->chunk_now; /* grows as chunks go out */
         size_t e = st->s;
         if (st->s - st->d > chunk) {
-            /* buf[s - 1] is '\n', so there is one at or after the target */
-            const char *nl = memchr(st->r->buf + st->d + chunk - 1, '\n', st->s - (st->d + chunk - 1));
-            e = (size_t)(nl - st->r->buf) + 1;
+            /* there is a '\n' at or after the target: buf[s - 1] is one,
+             * or, mapped, nl_at == s - 1 stands for one */
+            const char *b = bytes(st);
+            const char *nl = memchr(b + st->d + chunk - 1, '\n', st->s - (st->d + chunk - 1));
+            e = nl ? (size_t)(nl - b) + 1 : st->s;
         } else if (st->s - st->d < chunk && !all) {
             break;
         }
@@ -536,12 +642,31 @@ static void cut_line(pump *st)
     run *r = st->r;
 
     if (!st->warned_long) {
-        uint64_t line = st->line + cp_count_newlines(r->buf + st->d, st->s - st->d);
+        uint64_t line = st->line + cp_count_newlines(bytes(st) + st->d, st->s - st->d);
         warn(r, st->path, "line %llu is longer than %zu bytes; kept the first %zu",
              (unsigned long long)line, r->o.max_line, r->o.max_line);
         st->warned_long = true;
     }
-    r->buf[st->s + r->o.max_line] = '\n';
+    if (st->map)
+        st->nl_at = st->s + r->o.max_line;
+    else
+        r->buf[st->s + r->o.max_line] = '\n';
+}
+
+/* Drops the rest of a cut line, up to its newline; false when the window
+ * ends first. */
+static bool skip_rest(pump *st)
+{
+    const char *b = bytes(st);
+    const char *nl = memchr(b + st->s, '\n', st->len - st->s);
+    const size_t to = nl ? (size_t)(nl - b) + 1 : st->len;
+
+    if (st->map) /* the bytes go nowhere: nobody else drops their pages */
+        cp_mapping_drop(st->map, b + st->s, to - st->s);
+    st->d = st->s = to;
+    if (nl)
+        st->skipping = false;
+    return nl != NULL;
 }
 
 /* Delivers what buf[d, len) holds; returns true when the stream stops. */
@@ -551,15 +676,9 @@ static bool process(pump *st, bool eof)
 
     for (;;) {
         bool too_long = false;
-        if (st->skipping) {
-            /* dropping the rest of a cut line, up to its newline */
-            const char *nl = memchr(st->r->buf + st->s, '\n', st->len - st->s);
-            st->d = st->s = nl ? (size_t)(nl - st->r->buf) + 1 : st->len;
-            if (!nl)
-                return false;
-            st->skipping = false;
-        }
-        st->s = scan(st->r->buf, st->s, st->len, max_line + 1, &too_long);
+        if (st->skipping && !skip_rest(st))
+            return false;
+        st->s = scan(bytes(st), st->s, st->len, max_line + 1, &too_long);
         if (!too_long)
             return flush(st, eof);
         cut_line(st);
@@ -570,51 +689,78 @@ static bool process(pump *st, bool eof)
     }
 }
 
-/* Pumps a text stream whose first `len` bytes are in the buffer. */
-static void pump_text(pump *st)
+/* Brings more of the input into the window; false at its end. */
+static bool refill(pump *st)
 {
     run *r = st->r;
+    ssize_t k;
+
+    if (st->map) {
+        /* what a read into r->buf would have added: the window stays the
+         * read path's buffer, so warnings come between the same chunks */
+        const size_t left = cp_mapping_size(st->map) - st->len;
+        const size_t room = r->cap - 1 - (st->len - st->d);
+        const size_t add = left < room ? left : room;
+        st->len += add;
+        return add > 0;
+    }
+    memmove(r->buf, r->buf + st->d, st->len - st->d);
+    st->s -= st->d;
+    st->len -= st->d;
+    st->d = 0;
+    /* one byte stays free for the newline a last line may need */
+    k = src_read(st->src, r->buf + st->len, r->cap - st->len - 1);
+    if (k <= 0)
+        return false;
+    st->len += (size_t)k;
+    return true;
+}
+
+/* Pumps a text stream whose first `len` bytes are in the window. */
+static void pump_text(pump *st)
+{
     bool eof = false;
 
     for (;;) {
-        ssize_t k;
         if (process(st, eof))
             return;
         if (eof)
             break;
-        memmove(r->buf, r->buf + st->d, st->len - st->d);
-        st->s -= st->d;
-        st->len -= st->d;
-        st->d = 0;
-        /* one byte stays free for the newline a last line may need */
-        k = src_read(st->src, r->buf + st->len, r->cap - st->len - 1);
-        if (k > 0)
-            st->len += (size_t)k;
-        else
-            eof = true;
+        eof = !refill(st);
     }
     if (!st->skipping && st->s < st->len) {
-        r->buf[st->len++] = '\n';
+        if (st->map)
+            st->nl_at = st->len++;
+        else
+            st->r->buf[st->len++] = '\n';
         (void)deliver(st, st->len);
     }
 }
 
-static void read_text(run *r, source *src, const char *path, size_t len)
+/* One text stream, read or mapped: begin, the chunks, end. */
+static void read_lines(pump *st)
 {
-    const cp_stream_info info = { .path = path, .index = r->next_index++ };
-    pump st = { .r = r, .src = src, .path = path, .line = 1, .len = len };
+    run *r = st->r;
+    const cp_stream_info info = { .path = st->path, .index = r->next_index++ };
 
     if (r->cb->begin && r->cb->begin(r->user, &info))
         return;
-    pump_text(&st);
-    if (st.delivered)
+    pump_text(st);
+    if (st->delivered)
         r->delivered++;
-    if (src->failed && !src->reported) {
-        fail(r, path, "%s", src->msg);
-        src->reported = true;
+    if (st->src && st->src->failed && !st->src->reported) {
+        fail(r, st->path, "%s", st->src->msg);
+        st->src->reported = true;
     }
     if (r->cb->end)
         r->cb->end(r->user, &info);
+}
+
+static void read_text(run *r, source *src, const char *path, size_t len)
+{
+    pump st = { .r = r, .src = src, .path = path, .line = 1, .len = len, .nl_at = SIZE_MAX };
+
+    read_lines(&st);
 }
 
 /* ---- archives ---------------------------------------------------------- */
@@ -841,6 +987,44 @@ static void read_fd(run *r, int fd, const char *path)
     read_stream(r, &src, path, 0);
 }
 
+/* Whether to map a regular file rather than read it. A file modified in
+ * the last few seconds is read: it may be a live log, and logrotate's
+ * copytruncate or a restarted job truncating it would make the mapping
+ * fault (mapping.h). */
+static bool worth_mapping(const run *r, const struct stat *st)
+{
+    struct timespec now;
+
+    if (r->o.no_map || st->st_size < MAP_MIN || (uint64_t)st->st_size > SIZE_MAX)
+        return false;
+    if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+        return false;
+    return st->st_mtim.tv_sec <= now.tv_sec - MAP_SETTLED_S;
+}
+
+/* A stream from a mapped file, judged on its first block like any other:
+ * text is pumped from the mapping, and a stream another module takes whole
+ * gets the mapping itself. Returns false for anything else (binary,
+ * archive), which the read path then reads and judges again. */
+static bool read_mapped(run *r, cp_mapping *m, const char *path)
+{
+    const unsigned char *data = (const unsigned char *)cp_mapping_data(m);
+    const size_t size = cp_mapping_size(m);
+    const size_t head = size < HEAD_SIZE ? size : HEAD_SIZE;
+
+    if (r->cb->special && r->cb->whole && r->cb->special(r->user, path, data, head)) {
+        const size_t len = size < CP_READER_MAX_WHOLE ? size : CP_READER_MAX_WHOLE;
+        r->cb->whole(r->user, path, data, len, size > len);
+        r->delivered++;
+        return true;
+    }
+    if (classify(data, head) != K_TEXT)
+        return false;
+    pump st = { .r = r, .map = m, .path = path, .line = 1, .len = head, .nl_at = SIZE_MAX };
+    read_lines(&st);
+    return true;
+}
+
 static void read_file(run *r, const char *path)
 {
     struct stat st;
@@ -857,7 +1041,12 @@ static void read_file(run *r, const char *path)
         fail(r, path, "changed while being opened, skipped");
     } else {
         (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-        read_fd(r, fd, path);
+        /* a file that cannot be mapped, for whatever reason, is read */
+        cp_mapping *m = worth_mapping(r, &st) ? cp_mapping_open(fd, (size_t)st.st_size, path) : NULL;
+        const bool mapped = m && read_mapped(r, m, path);
+        cp_mapping_release(m, NULL, 0);
+        if (!mapped)
+            read_fd(r, fd, path);
     }
     close(fd);
 }
@@ -1094,6 +1283,7 @@ static cp_reader_opts sane_opts(const cp_reader_opts *in)
     if (in->max_member_bytes)
         o.max_member_bytes = in->max_member_bytes;
     o.max_ratio = in->max_ratio > 0 ? in->max_ratio : 0;
+    o.no_map = in->no_map;
     return o;
 }
 

@@ -6,6 +6,14 @@
  * standard input. Each file (or archive member) is one stream. The reader
  * never holds a whole file: it hands over buffers of complete lines.
  *
+ * A regular file of 64 KiB or more that has not been modified for a few
+ * seconds is mapped (mapping.h) rather than read: its chunks are then
+ * pointers into the mapping wherever the file's bytes already are what a
+ * chunk must be, and copies otherwise. Either way the chunks, their line
+ * numbers and the warnings are the same. CULPRIT_NO_MMAP=1 (culprit.c)
+ * sets no_map below. If a mapped file shrinks while it is read, the run
+ * ends with a message naming it and status 2 (mapping.h).
+ *
  * Bad input never stops the run: a binary file, an unreadable file, a
  * truncated archive, a FIFO or device, a symlink loop is reported through
  * `warn` (naming the file) and the rest is read.
@@ -13,8 +21,11 @@
 #ifndef CULPRIT_READER_H
 #define CULPRIT_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mapping.h"
 
 typedef struct cp_reader_opts {
     size_t max_line;          /* bytes of a line kept; longer lines are cut (default 64 KiB) */
@@ -25,6 +36,7 @@ typedef struct cp_reader_opts {
                                  compressed file (default 64 GiB); the rest is skipped with a warning */
     double max_ratio;         /* decompression ratio above which an archive member is abandoned
                                  as a bomb (default 1000); 0 = no limit */
+    bool no_map;              /* read every file, map none (for tests and comparisons) */
 } cp_reader_opts;
 
 typedef struct cp_stream_info {
@@ -39,7 +51,8 @@ typedef struct cp_reader_cb {
      * reader adds one after a last line that has none). NUL bytes have
      * been replaced by spaces. `first_line` is the 1-based number of the
      * first line of the chunk in its stream. The buffer is only valid
-     * during the call. Return nonzero to stop reading this stream. */
+     * during the call, and may be a read-only mapping of the file. Return
+     * nonzero to stop reading this stream. */
     int (*chunk)(void *user, const char *data, size_t len, uint64_t first_line);
     /* The stream ended (also after an error in its middle). */
     void (*end)(void *user, const cp_stream_info *info);
@@ -65,6 +78,14 @@ typedef struct cp_reader_cb {
      * not write there before. Leaving *buf alone is not keeping it.
      * Otherwise as `chunk`, which must be set too. */
     int (*chunk_swap)(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line);
+    /* Optional: for a consumer that keeps chunks of mapped files. The
+     * reader calls it instead of `chunk` and `chunk_swap` for a chunk that
+     * is bytes of the mapping `m` as they are: data[0, len) lies in m. The
+     * call hands the consumer one reference to m, which it must give back
+     * with cp_mapping_release(m, data, len) once it no longer reads the
+     * bytes, during the call or any time later; until then they stay
+     * valid. Otherwise as `chunk`, which must be set too. */
+    int (*chunk_mapped)(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line);
 } cp_reader_cb;
 
 #define CP_READER_MAX_WHOLE ((size_t)256 << 20)

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.max_line = MAX_LINE;
     o.chunk_size = 4096;
     o.max_member_bytes = 8 << 20; /* keep each run fast */
-    cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, NULL, NULL, NULL};
+    cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, NULL, NULL, NULL, NULL};
     const char *paths[] = {path};
     cp_reader_run(paths, 1, &o, &cb, NULL);
     return 0;

@@ -23,11 +23,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "reader.h"
 
-enum { MAX_STREAMS = 64, MAX_WARN = 64 };
+enum { MAX_STREAMS = 64, MAX_WARN = 64, MAX_HELD = 64 };
+
+/* A chunk of a mapped file kept past its call, with its offset in the
+ * stream's text. */
+typedef struct held {
+    cp_mapping *m;
+    const char *data;
+    size_t len, off;
+} held;
 
 typedef struct stream_rec {
     char path[512];
@@ -57,7 +67,12 @@ typedef struct rec {
     char *kept;                  /* the buffer chunk_swap kept last */
     size_t buf_size;
     size_t bounds[4096];         /* the first chunks' lengths, in order */
+    uint64_t firsts[4096];       /* and their first_line */
     int n_bounds;
+    bool mapped;                 /* take mapped chunks through chunk_mapped */
+    int maps;                    /* chunks taken so */
+    held held[MAX_HELD];         /* the first of them, kept until rec_free */
+    int n_held;
 } rec;
 
 static char dir[PATH_MAX];
@@ -138,8 +153,10 @@ static int on_chunk(void *user, const char *data, size_t len, uint64_t first_lin
     }
     r->next_line += lines;
     r->total += len;
-    if (r->chunks < (int)(sizeof r->bounds / sizeof r->bounds[0]))
+    if (r->chunks < (int)(sizeof r->bounds / sizeof r->bounds[0])) {
+        r->firsts[r->n_bounds] = first_line;
         r->bounds[r->n_bounds++] = len;
+    }
     r->chunks++;
     if (s->len < r->store_cap && s != &r->spare) {
         size_t keep = len < r->store_cap - s->len ? len : r->store_cap - s->len;
@@ -196,9 +213,28 @@ static int on_chunk_swap(void *user, char **buf, size_t size, size_t off, size_t
     return stop;
 }
 
-static const cp_reader_cb callbacks = { on_begin, on_chunk, on_end, on_warn, NULL, NULL, NULL };
+/* Keeps the first mapped chunks (their reference with them) to check,
+ * once the run is over, that they stayed valid; gives the others back at
+ * once, as a consumer that is done with them would. */
+static int on_chunk_mapped(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line)
+{
+    rec *r = user;
+    int stop = on_chunk(user, data, len, first_line);
+
+    r->maps++;
+    if (r->n_held < MAX_HELD && r->cur != &r->spare)
+        r->held[r->n_held++] = (held){ m, data, len, r->cur->len - len };
+    else
+        cp_mapping_release(m, data, len);
+    return stop;
+}
+
+static const cp_reader_cb callbacks = { on_begin, on_chunk, on_end, on_warn, NULL, NULL, NULL, NULL };
 static const cp_reader_cb swap_callbacks = { on_begin, on_chunk, on_end, on_warn, NULL, NULL,
-                                             on_chunk_swap };
+                                             on_chunk_swap, NULL };
+/* as culprit.c's consumer: swaps read chunks, keeps mapped ones */
+static const cp_reader_cb mapped_callbacks = { on_begin, on_chunk, on_end, on_warn, NULL, NULL,
+                                               on_chunk_swap, on_chunk_mapped };
 
 static rec *rec_new(void)
 {
@@ -213,6 +249,8 @@ static rec *rec_new(void)
 
 static void rec_free(rec *r)
 {
+    for (int i = 0; i < r->n_held; i++)
+        cp_mapping_release(r->held[i].m, r->held[i].data, r->held[i].len);
     for (int i = 0; i < r->n; i++)
         free(r->s[i].text);
     free(r->kept);
@@ -229,7 +267,8 @@ static int run_paths(rec *r, const cp_reader_opts *o, int n, ...)
     for (int i = 0; i < n; i++)
         paths[i] = va_arg(ap, const char *);
     va_end(ap);
-    return cp_reader_run(paths, (size_t)n, o, r->swap ? &swap_callbacks : &callbacks, r);
+    return cp_reader_run(paths, (size_t)n, o,
+                         r->mapped ? &mapped_callbacks : r->swap ? &swap_callbacks : &callbacks, r);
 }
 
 static int run_one(rec *r, const cp_reader_opts *o, const char *path)
@@ -1095,6 +1134,330 @@ static void test_first_chunks_double(void **state)
     rec_free(r);
 }
 
+/* ---- mapped files ------------------------------------------------------ */
+
+/* Dates a file back an hour: the reader maps only files that have not
+ * been modified for a few seconds. */
+static void age_file(const char *name)
+{
+    struct timespec t[2];
+
+    assert_int_equal(clock_gettime(CLOCK_REALTIME, &t[0]), 0);
+    t[0].tv_sec -= 3600;
+    t[1] = t[0];
+    assert_int_equal(utimensat(AT_FDCWD, at(name), t, 0), 0);
+}
+
+static rec *run_way(const char *name, const cp_reader_opts *base, bool no_map, bool swap, bool mapped)
+{
+    rec *r = rec_new();
+    cp_reader_opts o = *base;
+
+    o.no_map = no_map;
+    r->max_line = o.max_line;
+    r->chunk_size = o.chunk_size;
+    r->swap = swap;
+    r->mapped = mapped;
+    (void)run_one(r, &o, at(name));
+    return r;
+}
+
+static void assert_same_run(const rec *a, const rec *b)
+{
+    assert_int_equal(a->n, b->n);
+    assert_int_equal(a->chunks, b->chunks);
+    assert_int_equal(a->next_line, b->next_line);
+    assert_int_equal(a->total, b->total);
+    assert_int_equal(a->n_bounds, b->n_bounds);
+    assert_memory_equal(a->bounds, b->bounds, (size_t)a->n_bounds * sizeof a->bounds[0]);
+    assert_memory_equal(a->firsts, b->firsts, (size_t)a->n_bounds * sizeof a->firsts[0]);
+    for (int i = 0; i < a->n; i++) {
+        assert_int_equal(a->s[i].len, b->s[i].len);
+        if (a->s[i].len)
+            assert_memory_equal(a->s[i].text, b->s[i].text, a->s[i].len);
+        assert_int_equal(a->s[i].ended, b->s[i].ended);
+    }
+    assert_int_equal(a->n_warn, b->n_warn);
+    for (int i = 0; i < a->n_warn; i++)
+        assert_string_equal(a->warn[i], b->warn[i]);
+}
+
+/* Reads `name` (aged) through read() and through a mapping, the latter
+ * with each kind of consumer, and checks that every run gives the read
+ * path's chunks, line numbers and warnings, and that kept mapped chunks
+ * still hold their bytes at the end. Returns the number of chunks that
+ * went out as pointers into the mapping, and sets *chunks. */
+static int check_both_ways(const char *name, const cp_reader_opts *o, int *chunks)
+{
+    rec *ref, *plain, *swap, *keep;
+    int maps;
+
+    age_file(name);
+    ref = run_way(name, o, true, false, false);
+    plain = run_way(name, o, false, false, false);
+    swap = run_way(name, o, false, true, false);
+    keep = run_way(name, o, false, true, true);
+    assert_same_run(ref, plain);
+    assert_same_run(ref, swap);
+    assert_same_run(ref, keep);
+    for (int i = 0; i < keep->n_held; i++) {
+        const held *h = &keep->held[i];
+        assert_memory_equal(h->data, keep->s[0].text + h->off, h->len);
+    }
+    /* the read path never hands out a mapping, even to a consumer that takes one */
+    rec *read_keep = run_way(name, o, true, true, true);
+    assert_int_equal(read_keep->maps, 0);
+    assert_same_run(ref, read_keep);
+    maps = keep->maps;
+    *chunks = keep->chunks;
+    rec_free(ref);
+    rec_free(plain);
+    rec_free(swap);
+    rec_free(keep);
+    rec_free(read_keep);
+    return maps;
+}
+
+/* Small chunks over a text larger than the head block, so that the
+ * mapping is used and the chunks double, then reach chunk_size. */
+static cp_reader_opts map_opts(size_t max_line, size_t chunk_size, size_t first_chunk)
+{
+    cp_reader_opts o;
+
+    cp_reader_opts_default(&o);
+    o.max_line = max_line;
+    o.chunk_size = chunk_size;
+    o.first_chunk = first_chunk;
+    return o;
+}
+
+static void test_map_plain(void **state)
+{
+    const cp_reader_opts o = map_opts(64 * 1024, 64 * 1024, 1000);
+    size_t len;
+    char *text = make_lines(5000, &len);
+    int chunks, maps;
+
+    (void)state;
+    write_file("plain.log", text, len);
+    maps = check_both_ways("plain.log", &o, &chunks);
+    /* clean text: every chunk straight from the mapping */
+    assert_int_equal(maps, chunks);
+    assert_true(chunks > 8);
+    free(text);
+}
+
+static void test_map_nuls(void **state)
+{
+    const cp_reader_opts o = map_opts(64 * 1024, 64 * 1024, 1000);
+    size_t len;
+    char *text = make_lines(5000, &len);
+    int chunks, maps;
+
+    (void)state;
+    memset(text + 5000, '\0', 3);       /* in the first chunk */
+    memset(text + len / 2, '\0', 4000); /* a hole in the middle */
+    text[len - 2] = '\0';               /* in the last line */
+    write_file("nul.log", text, len);
+    maps = check_both_ways("nul.log", &o, &chunks);
+    assert_true(maps > 0 && maps <= chunks - 3);
+    free(text);
+}
+
+/* Long lines everywhere (some across the window's end and chunk
+ * boundaries), one much longer than the window, and no final newline. */
+static void test_map_long_lines(void **state)
+{
+    const cp_reader_opts o = map_opts(250, 20000, 300);
+    size_t len;
+    char *text = make_lines(20000, &len);
+    const size_t huge = 3u << 20;
+    char *big = malloc(len + huge);
+    int chunks, maps;
+
+    (void)state;
+    assert_non_null(big);
+    for (size_t i = 997; i + 700 < len; i += 59999)
+        memset(text + i, 'L', 600);
+    /* the huge line goes in at a line start in the middle */
+    const char *mid = memchr(text + len / 2, '\n', len / 2);
+    const size_t cut = (size_t)(mid - text) + 1;
+    memcpy(big, text, cut);
+    memset(big + cut, 'z', huge - 1);
+    big[cut + huge - 1] = '\n';
+    memcpy(big + cut + huge, text + cut, len - cut);
+    write_file("long.log", big, len + huge - 1); /* no final newline */
+    maps = check_both_ways("long.log", &o, &chunks);
+    assert_true(maps > 10 && maps < chunks);
+    free(big);
+    free(text);
+}
+
+/* A line longer than max_line that begins just before the first chunk's
+ * target and ends past it (the chunk then ends at the cut, in a newline
+ * the mapping lacks), and another one chunk further on. */
+static void test_map_long_line_at_boundary(void **state)
+{
+    const size_t chunk = 64 * 1024, max_line = 1000;
+    const cp_reader_opts o = map_opts(max_line, chunk, chunk);
+    const size_t len = 6 * chunk;
+    char *text = malloc(len);
+    int chunks;
+
+    (void)state;
+    assert_non_null(text);
+    for (size_t i = 0; i < len; i += 100) {
+        const size_t n = len - i < 100 ? len - i : 100;
+        memset(text + i, 'a' + (int)(i / 100 % 26), n - 1);
+        text[i + n - 1] = '\n';
+    }
+    memset(text + chunk - 500, 'X', 5000);
+    memset(text + 2 * chunk - max_line, 'Y', 3000);
+    write_file("edge.log", text, len);
+    assert_true(check_both_ways("edge.log", &o, &chunks) > 0);
+    free(text);
+}
+
+static void test_map_no_final_newline(void **state)
+{
+    const cp_reader_opts o = map_opts(64 * 1024, 64 * 1024, 1000);
+    size_t len;
+    char *text = make_lines(2000, &len);
+    int chunks, maps;
+
+    (void)state;
+    write_file("tail.log", text, len - 1);
+    maps = check_both_ways("tail.log", &o, &chunks);
+    /* only the last line is copied, for its newline */
+    assert_int_equal(maps, chunks - 1);
+    free(text);
+}
+
+static void test_map_empty(void **state)
+{
+    const cp_reader_opts o = map_opts(64 * 1024, 64 * 1024, 1000);
+    int chunks;
+
+    (void)state;
+    write_file("empty.log", "", 0);
+    assert_int_equal(check_both_ways("empty.log", &o, &chunks), 0);
+    assert_int_equal(chunks, 0);
+}
+
+/* A file of exactly one chunk, lines of 64 bytes. */
+static void test_map_one_chunk(void **state)
+{
+    const size_t size = 128 * 1024;
+    const cp_reader_opts o = map_opts(64 * 1024, size, size);
+    char *text = malloc(size);
+    int chunks;
+
+    (void)state;
+    assert_non_null(text);
+    for (size_t i = 0; i < size; i += 64) {
+        memset(text + i, 'q', 63);
+        text[i + 63] = '\n';
+    }
+    write_file("one.log", text, size);
+    assert_int_equal(check_both_ways("one.log", &o, &chunks), 1);
+    assert_int_equal(chunks, 1);
+    free(text);
+}
+
+static void test_map_crlf(void **state)
+{
+    const cp_reader_opts o = map_opts(64 * 1024, 64 * 1024, 1000);
+    const size_t cap = 200 * 1024;
+    char *text = malloc(cap);
+    size_t len = 0;
+    int chunks;
+
+    (void)state;
+    assert_non_null(text);
+    for (int i = 0; len + 64 < cap; i++)
+        len += (size_t)snprintf(text + len, cap - len, "[rank%d] step %d loss 1.5\r\n", i % 8, i);
+    write_file("win.log", text, len - 2); /* ends in "1.5" */
+    assert_true(check_both_ways("win.log", &o, &chunks) > 0);
+    free(text);
+}
+
+/* A file modified a moment ago may be a live log: it is read, not mapped. */
+static void test_map_not_fresh(void **state)
+{
+    rec *r = rec_new();
+    size_t len;
+    char *text = make_lines(5000, &len);
+
+    (void)state;
+    write_file("live.log", text, len);
+    r->mapped = true;
+    assert_int_equal(run_one(r, NULL, at("live.log")), 1);
+    assert_int_equal(r->maps, 0);
+    assert_stream(r, 0, at("live.log"), text);
+    age_file("live.log");
+    rec_free(r);
+    r = rec_new();
+    r->mapped = true;
+    assert_int_equal(run_one(r, NULL, at("live.log")), 1);
+    assert_true(r->maps > 0);
+    assert_stream(r, 0, at("live.log"), text);
+    free(text);
+    rec_free(r);
+}
+
+static int on_chunk_truncate(void *user, const char *data, size_t len, uint64_t first_line)
+{
+    (void)data;
+    (void)len;
+    (void)first_line;
+    /* the file shrinks under the reader, as copytruncate would do it */
+    if (truncate(user, 0) != 0)
+        _exit(3);
+    return 0;
+}
+
+/* A mapped file that shrinks while it is read ends the run with status 2
+ * and a message naming it, not with a core dump. */
+static void test_map_shrinks(void **state)
+{
+    const cp_reader_cb cb = { NULL, on_chunk_truncate, NULL, NULL, NULL, NULL, NULL, NULL };
+    const size_t len = 8u << 20;
+    char *text = malloc(len), msg[1024] = "";
+    int fds[2], status = 0;
+    ssize_t got;
+    pid_t pid;
+
+    (void)state;
+    assert_non_null(text);
+    for (size_t i = 0; i < len; i += 64) {
+        memset(text + i, 'w', 63);
+        text[i + 63] = '\n';
+    }
+    write_file("shrinks.log", text, len);
+    free(text);
+    age_file("shrinks.log");
+    assert_int_equal(pipe(fds), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        cp_reader_opts o = map_opts(64 * 1024, 256 * 1024, 256 * 1024);
+        const char *paths[] = { at("shrinks.log") };
+        dup2(fds[1], STDERR_FILENO);
+        (void)cp_reader_run(paths, 1, &o, &cb, (void *)paths[0]);
+        _exit(0); /* not reached: the rest of the file is gone */
+    }
+    close(fds[1]);
+    got = read(fds[0], msg, sizeof msg - 1);
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(got > 0);
+    msg[got] = '\0';
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 2);
+    assert_non_null(strstr(msg, "culprit: "));
+    assert_non_null(strstr(msg, "shrinks.log shrank while being read; run again\n"));
+}
+
 /* An optional argument selects tests by name pattern ("test_bomb*"). */
 int main(int argc, char **argv)
 {
@@ -1137,6 +1500,16 @@ int main(int argc, char **argv)
         T(test_stdin),
         T(test_callbacks_skip_and_stop),
         T(test_swap_same_chunks),
+        T(test_map_plain),
+        T(test_map_nuls),
+        T(test_map_long_lines),
+        T(test_map_long_line_at_boundary),
+        T(test_map_no_final_newline),
+        T(test_map_empty),
+        T(test_map_one_chunk),
+        T(test_map_crlf),
+        T(test_map_not_fresh),
+        T(test_map_shrinks),
         S(test_plain_no_trailing_newline),
         S(test_chunk_boundaries),
         S(test_long_line),
