@@ -5,6 +5,7 @@
 #include "dbcache.h"
 #include "util/buf.h"
 #include "util/nlmap.h"
+#include "util/strutil.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdio.h>
@@ -227,16 +228,18 @@ done:
 static pcre2_code *pattern_code(cp_matcher *m, const cp_rule *r, size_t j, size_t pid);
 static bool confirm_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rule, const char *line, size_t len);
 
-/* The `match` expressions that confirm `scan` hits, compiled now: the scan
- * threads use them (confirm_with) and must not compile lazily. */
-static int compile_scan_confirmations(cp_matcher *m, char *error, size_t error_len)
+/* The `match` expressions that confirm `scan` hits, and those that read
+ * the step of a progress line, compiled now: the scan threads use them
+ * (confirm_with, cp_scanner_step) and must not compile lazily. */
+static int compile_thread_codes(cp_matcher *m, char *error, size_t error_len)
 {
     for (size_t i = 0; i < m->cat->n_rules; i++) {
         const cp_rule *r = &m->cat->rules[i];
         m->confirm[i] = r->n_scan && r->role != CP_ROLE_PROGRESS;
         m->any_confirm |= m->confirm[i];
-        for (size_t j = 0; r->n_scan && j < r->n_match; j++) {
-            if (!pattern_code(m, r, j, m->rule_first[i] + j)) {
+        for (size_t j = 0; j < r->n_match; j++) {
+            bool needed = r->n_scan || (r->role == CP_ROLE_PROGRESS && has_named_group(r->match[j]));
+            if (needed && !pattern_code(m, r, j, m->rule_first[i] + j)) {
                 if (error)
                     snprintf(error, error_len, "%s:%d: rule '%s': bad expression: %s", r->file, r->line, r->id,
                              r->match[j]);
@@ -272,7 +275,7 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     m->md = pcre2_match_data_create(32, NULL);
     if (!m->hs_rule || !m->confirm || !m->pattern_re || !m->pattern_tried || !m->rule_first || !m->frame_re || !m->md ||
         compile_hs(m, error, error_len) != 0 || compile_pcre_parts(m, error, error_len) != 0 ||
-        compile_scan_confirmations(m, error, error_len) != 0) {
+        compile_thread_codes(m, error, error_len) != 0) {
         cp_matcher_free(m);
         return -1;
     }
@@ -519,6 +522,8 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hi
     return 0;
 }
 
+/* A name is kept cut to fit, as snprintf would; copied by hand, since
+ * this runs for every capture of every hit line. */
 static void put_capture(cp_captures *out, const char *name, const char *v, size_t n)
 {
     for (int i = 0; i < out->n; i++)
@@ -527,7 +532,9 @@ static void put_capture(cp_captures *out, const char *name, const char *v, size_
     if (out->n >= CP_CAPTURE_MAX)
         return;
     cp_capture *c = &out->v[out->n++];
-    snprintf(c->name, sizeof c->name, "%s", name);
+    size_t k = strnlen(name, sizeof c->name - 1);
+    memcpy(c->name, name, k);
+    c->name[k] = '\0';
     if (n >= sizeof c->value)
         n = sizeof c->value - 1;
     memcpy(c->value, v, n);
@@ -576,6 +583,33 @@ int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t l
     return out->n;
 }
 
+/* The same reading as cp_matcher_captures, with codes compiled when the
+ * matcher was made (compile_thread_codes) and this thread's match data.
+ * It stops at the first expression that gives a step: the first value of
+ * a name wins, so the later ones could not change it. */
+bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step)
+{
+    const cp_matcher *m = sc->m;
+    const cp_rule *r = &m->cat->rules[rule];
+    size_t pid = m->rule_first[rule];
+    cp_captures caps;
+    caps.n = 0;
+    const char *s = NULL;
+    for (size_t j = 0; j < r->n_match && !s; j++, pid++) {
+        pcre2_code *re = m->pattern_re[pid];
+        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, sc->md, NULL) >= 0) {
+            collect_named(re, sc->md, line, &caps);
+            s = cp_captures_get(&caps, "step");
+        }
+    }
+    return s && cp_parse_i64(s, step);
+}
+
+cp_scanner *cp_matcher_scanner(cp_matcher *m)
+{
+    return m->own;
+}
+
 int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len)
 {
     for (size_t i = 0; i < m->cat->n_rules; i++) {
@@ -593,7 +627,7 @@ int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len)
 
 /* Whether one of the rule's `match` expressions matches the line. The
  * codes of rules with `scan` are compiled when the matcher is made
- * (compile_scan_confirmations), so threads only read them. */
+ * (compile_thread_codes), so threads only read them. */
 static bool confirm_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rule, const char *line, size_t len)
 {
     const cp_rule *r = &m->cat->rules[rule];
