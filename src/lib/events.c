@@ -20,6 +20,7 @@
 #include "frame.h"
 #include "util/buf.h"
 #include "incident.h"
+#include "util/prefetch.h"
 #include "util/strutil.h"
 
 enum {
@@ -414,8 +415,8 @@ typedef struct line_info {
     const char *text;
     size_t len;
     uint64_t no;
-    const cp_origin *parsed; /* its own prefixes (prepare.c) */
-    uint32_t weight;         /* hit lines it stands for (prepare.c) */
+    const cp_line_prep *prep;/* its own prefixes, weight (hit lines it
+                                stands for), key and step (prepare.c) */
     cp_origin origin;
     cp_captures caps;
     uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
@@ -510,7 +511,7 @@ static int cap_int(const cp_captures *c, const char *name, int dflt)
 static void attribute(stream_scan *st, line_info *li)
 {
     cp_origin o = st->path_origin;
-    cp_origin_merge(&o, li->parsed);
+    cp_origin_merge(&o, &li->prep->parsed);
     int line_rank = cap_int(&li->caps, "line_rank", -1);
     if (line_rank >= 0 && o.rank < 0)
         o.rank = line_rank;
@@ -680,18 +681,36 @@ static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_in
     w->pending_len = li->len;
     w->pending_rule = li->progress_rule;
     w->pending_time = li->origin.time;
+    w->pending_prep = li->prep;
 }
+
+/* The step of a writer's pending line: mostly read already, on the scan
+ * threads (cp_prepare); read here only for a line prepare passed over. */
+static bool pending_step(cp_incident *inc, const cp_writer *w, int64_t *step)
+{
+    if (w->pending_prep->step_read) {
+        *step = w->pending_prep->step;
+        return w->pending_prep->has_step;
+    }
+    cp_captures caps;
+    caps.n = 0;
+    cp_matcher_captures(inc->matcher, w->pending_rule, w->pending, w->pending_len, &caps);
+    const char *s = cp_captures_get(&caps, "step");
+    return s && cp_parse_i64(s, step);
+}
+
+/* The pending writers are thousands at thousands of ranks: each is asked
+ * for some writers ahead, so that it is in the cache when its turn comes. */
+enum { FLUSH_AHEAD = 8 };
 
 static void flush_progress(cp_incident *inc, stream_scan *st)
 {
     for (size_t i = 0; i < st->n_pending; i++) {
+        if (i + FLUSH_AHEAD < st->n_pending)
+            cp_prefetch_range(&inc->writers[st->pending[i + FLUSH_AHEAD]], sizeof(cp_writer));
         cp_writer *w = &inc->writers[st->pending[i]];
-        cp_captures caps;
-        caps.n = 0;
-        cp_matcher_captures(inc->matcher, w->pending_rule, w->pending, w->pending_len, &caps);
         int64_t step;
-        const char *s = cp_captures_get(&caps, "step");
-        if (s && cp_parse_i64(s, &step) && step >= w->last_step) {
+        if (pending_step(inc, w, &step) && step >= w->last_step) {
             w->last_step = step;
             w->last_step_time = w->pending_time;
         }
@@ -769,14 +788,13 @@ static void init_line(line_info *li, const char *data, const cp_line_hits *h, co
     li->text = data + h->start;
     li->len = h->len;
     li->no = lp->no;
-    li->parsed = &lp->parsed;
-    li->weight = lp->weight;
+    li->prep = lp;
 }
 
 static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *li)
 {
     cp_writer *w = &inc->writers[wi];
-    w->n_hits += li->weight;
+    w->n_hits += li->prep->weight;
     if (li->origin.time.kind != CP_TS_NONE) {
         if (w->first_time.kind == CP_TS_NONE)
             w->first_time = li->origin.time;
@@ -812,7 +830,9 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     if (li.origin.time.kind == CP_TS_NONE)
         li.origin.time = st->last_time;
 
-    int wi = cp_writer_for(inc, &li.origin, st->index);
+    cp_writer_key key;
+    cp_writer_key_reuse(&li.origin, st->index, &lp->key, &lp->parsed, &key);
+    int wi = cp_writer_for(inc, &li.origin, st->index, &key);
     if (wi >= 0)
         update_writer(inc, st, wi, &li);
     if (li.is_identity)
@@ -834,7 +854,8 @@ int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t fi
 {
     stream_scan *st = inc->scan;
     if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0 ||
-        cp_prepare(inc->cat, data, first_line, &st->hits, inc->thin, &st->prep) != 0)
+        cp_prepare(inc->cat, cp_matcher_scanner(inc->matcher), data, first_line, &st->hits, inc->thin,
+                   &st->prep) != 0)
         return -1;
     return cp_incident_feed_prepared(inc, data, len, &st->hits, &st->prep);
 }
@@ -871,13 +892,40 @@ static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *line
     st->prev_next_pid = -1;
 }
 
+/* How far ahead of the line being processed the prepared lines, the
+ * writer index (slot) and the writers (slot's) are asked for: each step
+ * reads what the one before asked for, which must have arrived by then.
+ * The prepared lines were written on another core. */
+enum { AHEAD_LINE = 32, AHEAD_SLOT = 16, AHEAD_WRITER = 8 };
+
+typedef struct lookahead {
+    size_t line, slot, writer;   /* lines up to these have been asked for */
+} lookahead;
+
+static void look_ahead(const cp_incident *inc, const cp_hit_list *hits, const cp_prepared *prep, lookahead *la,
+                       size_t at)
+{
+    for (; la->line < prep->n && la->line < at + AHEAD_LINE; la->line++) {
+        cp_prefetch_range(&prep->lines[la->line], sizeof prep->lines[0]);
+        cp_prefetch_range(&hits->lines[la->line], sizeof hits->lines[0]);
+    }
+    for (; la->slot < prep->n && la->slot < at + AHEAD_SLOT; la->slot++)
+        if (prep->lines[la->slot].key.kind)
+            cp_writer_prefetch_slot(inc, &prep->lines[la->slot].key);
+    for (; la->writer < prep->n && la->writer < at + AHEAD_WRITER; la->writer++)
+        if (prep->lines[la->writer].key.kind)
+            cp_writer_prefetch(inc, &prep->lines[la->writer].key);
+}
+
 int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, const cp_hit_list *hits,
                               const cp_prepared *prep)
 {
     stream_scan *st = inc->scan;
     inc->bytes += len;
     inc->hit_lines += hits->n;
+    lookahead la = {0, 0, 0};
     for (size_t i = 0; i < hits->n;) {
+        look_ahead(inc, hits, prep, &la, i);
         if (prep->lines[i].weight > 0) {
             process_line(inc, st, data, &hits->lines[i], &prep->lines[i]);
             i++;

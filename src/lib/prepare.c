@@ -218,8 +218,101 @@ static void thin(const cp_catalog *cat, const cp_hit_list *hits, cp_prepared *p)
     thin_run(p, grouped, run, (uint32_t)p->n);
 }
 
-int cp_prepare(const cp_catalog *cat, const char *data, uint64_t first_line, const cp_hit_list *hits,
-               bool thin_progress, cp_prepared *out)
+/* The progress rule the incident reads a line's step with: the last one
+ * in catalog order (events.c, classify); UINT32_MAX when none hit.
+ * *only: no rule of another role hit. */
+static uint32_t progress_rule(const cp_catalog *cat, const cp_line_hits *h, bool *only)
+{
+    uint32_t rule = UINT32_MAX;
+    *only = true;
+    for (uint32_t i = 0; i < h->n_rules; i++) {
+        if (cat->rules[h->rules[i]].role == CP_ROLE_PROGRESS)
+            rule = h->rules[i];
+        else
+            *only = false;
+    }
+    return rule;
+}
+
+/* The set of writer keys seen later in the chunk: open addressing over
+ * their hashes (never 0), at most half full. */
+static int later_grow(cp_prepared *p)
+{
+    size_t cap = p->cap_later ? 2 * p->cap_later : 256;
+    uint64_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < p->cap_later; i++) {
+        uint64_t h = p->later[i];
+        size_t j = h & (cap - 1);
+        while (h && t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = h;
+    }
+    free(p->later);
+    p->later = t;
+    p->cap_later = cap;
+    return 0;
+}
+
+/* Adds a hash to the set; *seen: it was there. */
+static int seen_later(cp_prepared *p, uint64_t hash, bool *seen)
+{
+    if (2 * (p->n_later + 1) > p->cap_later && later_grow(p) != 0)
+        return -1;
+    size_t mask = p->cap_later - 1;
+    size_t j = hash & mask;
+    while (p->later[j] && p->later[j] != hash)
+        j = (j + 1) & mask;
+    *seen = p->later[j] == hash;
+    if (!*seen) {
+        p->later[j] = hash;
+        p->n_later++;
+    }
+    return 0;
+}
+
+/* What the incident needs of each kept line besides its prefixes:
+ *
+ * Its writer key as far as its own prefixes give it (the incident works
+ * out the rest: the stream's identity, the line before's).
+ *
+ * The step of a progress line that may be its writer's last in the chunk
+ * (events.c reads a writer's step from that one). A kept line that is
+ * only progress and not bare has the writer its stream and its own
+ * prefixes give, with no state in between, so of such lines with the
+ * same key only the last can be its writer's last: walking back from the
+ * chunk's end, the others are marked superseded and their steps are not
+ * read. Where the key misleads (hashes that collide), the incident reads
+ * the step itself. */
+static int finish_lines(const cp_catalog *cat, cp_scanner *sc, const char *data, const cp_hit_list *hits,
+                        cp_prepared *p)
+{
+    if (p->n_later)
+        memset(p->later, 0, p->cap_later * sizeof *p->later);
+    p->n_later = 0;
+    for (size_t i = p->n; i-- > 0;) {
+        cp_line_prep *lp = &p->lines[i];
+        if (lp->weight == 0)
+            continue;
+        cp_writer_key_of(&lp->parsed, -1, &lp->key);
+        const cp_line_hits *h = &hits->lines[i];
+        bool only;
+        uint32_t rule = progress_rule(cat, h, &only);
+        if (rule == UINT32_MAX)
+            continue;
+        if (only && !bare(lp) && seen_later(p, lp->key.hash, &lp->superseded) != 0)
+            return -1;
+        if (lp->superseded)
+            continue;
+        lp->step_read = true;
+        lp->has_step = cp_scanner_step(sc, rule, data + h->start, h->len, &lp->step);
+    }
+    return 0;
+}
+
+int cp_prepare(const cp_catalog *cat, cp_scanner *sc, const char *data, uint64_t first_line,
+               const cp_hit_list *hits, bool thin_progress, cp_prepared *out)
 {
     if (hits->n > out->cap) {
         cp_line_prep *grown = realloc(out->lines, hits->n * sizeof *grown);
@@ -234,6 +327,8 @@ int cp_prepare(const cp_catalog *cat, const char *data, uint64_t first_line, con
         cp_line_prep *lp = &out->lines[i];
         lp->no = first_line + h->number;
         lp->weight = 1;
+        lp->key.kind = 0;
+        lp->superseded = lp->step_read = lp->has_step = false;
         cp_origin_init(&lp->parsed);
         cp_frame_parse(data + h->start, h->len, &lp->parsed);
     }
@@ -242,7 +337,7 @@ int cp_prepare(const cp_catalog *cat, const char *data, uint64_t first_line, con
             return -1;
         thin(cat, hits, out);
     }
-    return 0;
+    return finish_lines(cat, sc, data, hits, out);
 }
 
 void cp_prepared_free(cp_prepared *p)
@@ -252,5 +347,6 @@ void cp_prepared_free(cp_prepared *p)
     free(p->hosts);
     free(p->host_names);
     free(p->grouped);
+    free(p->later);
     memset(p, 0, sizeof *p);
 }

@@ -16,6 +16,11 @@
  * see exactly what a line-by-line pass would. Lines that are not progress
  * end a run; bare progress lines (no level, no time: they may inherit the
  * identity of the line before) are kept and not grouped.
+ *
+ * Also here, off the serial part: the step of each kept progress line
+ * (a writer's last one in a chunk sets its progress: events.c), and the
+ * writer key of each kept line as far as its own prefixes give it, which
+ * the incident reuses and looks ahead with.
  */
 #ifndef CULPRIT_PREPARE_H
 #define CULPRIT_PREPARE_H
@@ -32,8 +37,17 @@
 typedef struct cp_line_prep {
     cp_origin parsed;  /* what the line's own prefixes say (cp_frame_parse
                           over an all-unknown origin) */
+    cp_writer_key key; /* the writer key `parsed` gives (kind 0: the line
+                          is skipped); the incident takes it when the
+                          line's origin has the same key */
     uint64_t no;       /* line number in its stream */
+    int64_t step;      /* its progress step, when has_step */
     uint32_t weight;   /* hit lines it stands for; 0: skip it */
+    bool superseded;   /* a later kept line has its writer: it cannot be
+                          its writer's last progress line in the chunk */
+    bool step_read;    /* step and has_step hold its progress rule's step:
+                          read for each kept progress line not superseded */
+    bool has_step;
 } cp_line_prep;
 
 typedef struct cp_prepared {
@@ -50,15 +64,18 @@ typedef struct cp_prepared {
     bool *grouped;             /* per line: progress, not bare */
     size_t cap_grouped;
     uint32_t generation;
+    uint64_t *later;           /* writer keys seen later in the chunk (their hashes) */
+    size_t cap_later, n_later;
 } cp_prepared;
 
 /* Prepares the hit lines of a chunk whose first line is `first_line`;
  * `hits` must come from scanning this very chunk (cp_scanner_scan), which
- * numbered its lines and counted its newlines.
+ * numbered its lines and counted its newlines. `sc` is the calling
+ * thread's scanner (it reads the steps).
  * `out` is reused (cleared first). With `thin` false every line keeps
  * weight 1. Returns 0, or -1 when out of memory. */
-int cp_prepare(const cp_catalog *cat, const char *data, uint64_t first_line, const cp_hit_list *hits, bool thin,
-               cp_prepared *out);
+int cp_prepare(const cp_catalog *cat, cp_scanner *sc, const char *data, uint64_t first_line,
+               const cp_hit_list *hits, bool thin, cp_prepared *out);
 void cp_prepared_free(cp_prepared *p);
 
 #endif

@@ -15,6 +15,7 @@
 #include "catalog.h"
 #include "matcher.h"
 #include "prepare.h"
+#include "util/strutil.h"
 
 typedef struct fixture {
     cp_catalog cat;
@@ -73,7 +74,7 @@ static const char chunk[] =
 static void scan_and_prepare(fixture *fx, bool thin)
 {
     assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
-    assert_int_equal(cp_prepare(&fx->cat, chunk, 100, &fx->hits, thin, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), chunk, 100, &fx->hits, thin, &fx->prep), 0);
     assert_int_equal(fx->prep.n, fx->hits.n);
 }
 
@@ -122,7 +123,7 @@ static void test_thinning_a_longer_run(void **state)
     static const char three[] = STEP(" 1", "9", "01", "1") STEP(" 1", "9", "02", "2") STEP(" 1", "9", "03", "3")
         STEP(" 1", "9", "04", "4");
     assert_int_equal(cp_matcher_scan(fx->m, three, strlen(three), &fx->hits), 0);
-    assert_int_equal(cp_prepare(&fx->cat, three, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), three, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.n, 4);
     assert_int_equal(fx->prep.lines[0].weight, 1);
     assert_int_equal(fx->prep.lines[1].weight, 0);
@@ -157,7 +158,7 @@ static void test_thinning_more_writers_than_the_table(void **state)
     char *text = progress_rounds(RANKS, ROUNDS, &len);
     assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
     assert_int_equal(fx->hits.n, RANKS * ROUNDS);
-    assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     uint64_t total = 0;
     for (size_t i = 0; i < fx->prep.n; i++)
         total += fx->prep.lines[i].weight;
@@ -182,10 +183,10 @@ static void test_thinning_table_grows_to_the_writers(void **state)
     char *text = progress_rounds(RANKS, ROUNDS, &len);
     assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
     size_t last_middle = (size_t)RANKS + RANKS - 1;   /* the last rank's second line */
-    assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.lines[last_middle].weight, 1);
     for (int again = 0; again < 8 && fx->prep.lines[last_middle].weight != 0; again++)
-        assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
+        assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.lines[last_middle].weight, 0);
     assert_int_equal(fx->prep.lines[2 * RANKS + RANKS - 1].weight, 2);
     uint64_t total = 0;
@@ -193,6 +194,75 @@ static void test_thinning_table_grows_to_the_writers(void **state)
         total += fx->prep.lines[i].weight;
     assert_int_equal(total, RANKS * ROUNDS);
     free(text);
+}
+
+/* Steps are read for the lines that can be a writer's last progress line
+ * in the chunk: of the lines that are only progress and not bare, the
+ * last kept one of each writer key; bare lines always. */
+static void test_steps_of_each_writers_last_line(void **state)
+{
+    fixture *fx = *state;
+    scan_and_prepare(fx, true);
+    /* hit index:                          1  2  3  4  6  7  8  9 10 11 12 (line) */
+    static const bool want_read[] = {0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1};
+    static const int64_t want_step[] = {0, 0, 0, 12, 0, 11, 0, 0, 0, 0, 16};
+    for (size_t i = 0; i < fx->prep.n; i++) {
+        const cp_line_prep *lp = &fx->prep.lines[i];
+        if (lp->step_read != want_read[i])
+            fail_msg("hit %zu (line %llu): step read %d", i, (unsigned long long)lp->no, lp->step_read);
+        if (lp->step_read) {
+            assert_true(lp->has_step);
+            assert_int_equal(lp->step, want_step[i]);
+        }
+    }
+    /* rank 3's earlier kept lines (1, 8, 10) stand aside for line 12 */
+    assert_true(fx->prep.lines[0].superseded);
+    assert_true(fx->prep.lines[6].superseded);
+    assert_true(fx->prep.lines[8].superseded);
+    assert_false(fx->prep.lines[10].superseded);
+    /* every kept line has the key its prefixes give */
+    assert_int_equal(fx->prep.lines[0].key.kind, 'r');
+    assert_int_equal(fx->prep.lines[0].key.value, 3);
+}
+
+/* cp_scanner_step reads what the serial captures would. */
+static void test_step_reads_as_the_captures(void **state)
+{
+    fixture *fx = *state;
+    static const char *const lines[] = {
+        "1: [rank9]:[2024-11-02 18:41:44,845] [INFO] [train.py:287:train] step 8/2000 | loss 2.2612",
+        "[2026-11-29 16:19:53,021][INFO][rank 0/4] step=1 loss=1.4085",
+        " iteration      100/   50000 | consumed samples:        51200",
+        "0: [rank0]: 23%|##        | 470/2000 [33:25<1:48:49,  4.27s/it]",
+        "192.168.12.21: {'loss': 0.2411, 'grad_norm': 0.30, 'learning_rate': 9.8e-06, 'epoch': 0.4}",
+        "Global_Step: 99999999999999999999999 overflows",
+        "steps: none here",
+    };
+    int checked = 0;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        const char *line = lines[i];
+        assert_int_equal(cp_matcher_scan(fx->m, line, strlen(line), &fx->hits), 0);
+        for (size_t h = 0; h < fx->hits.n; h++) {
+            const cp_line_hits *lh = &fx->hits.lines[h];
+            for (uint32_t k = 0; k < lh->n_rules; k++) {
+                uint32_t rule = lh->rules[k];
+                if (fx->cat.rules[rule].role != CP_ROLE_PROGRESS)
+                    continue;
+                cp_captures caps;
+                caps.n = 0;
+                cp_matcher_captures(fx->m, rule, line, strlen(line), &caps);
+                const char *s = cp_captures_get(&caps, "step");
+                int64_t want = 0, got = 0;
+                bool want_ok = s && cp_parse_i64(s, &want);
+                bool ok = cp_scanner_step(cp_matcher_scanner(fx->m), rule, line, strlen(line), &got);
+                if (ok != want_ok || (ok && got != want))
+                    fail_msg("%s: step %d %lld, captures %d %lld", line, ok, (long long)got, want_ok,
+                             (long long)want);
+                checked++;
+            }
+        }
+    }
+    assert_true(checked >= 6);
 }
 
 int main(void)
@@ -203,6 +273,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_thinning_a_longer_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinning_more_writers_than_the_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinning_table_grows_to_the_writers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_steps_of_each_writers_last_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_step_reads_as_the_captures, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
