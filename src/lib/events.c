@@ -27,8 +27,7 @@ enum {
     GAP = 6,            /* lines of silence that close an event */
     MAX_OPEN = 32,      /* open events per stream */
     MAX_CAND = 16,      /* candidate error lines per event */
-    TABLE_SPAN = 12,    /* lines a failure-table entry stays open */
-    TEXT_MAX = 600      /* bytes of a line kept for display */
+    TABLE_SPAN = 12     /* lines a failure-table entry stays open */
 };
 
 typedef struct candidate {
@@ -427,7 +426,7 @@ typedef struct line_info {
     bool is_frame, is_traceback, is_progress, is_identity, is_context;
     bool has_own_time;      /* the line carries a timestamp itself */
     bool starts_stack;      /* a traceback rule with state = begin */
-    char *display;
+    const char *display;    /* prepared (cp_prepared_display) */
 } line_info;
 
 /* Whether the line names its process itself; a host prefix alone does
@@ -681,16 +680,18 @@ static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_in
     w->pending_len = li->len;
     w->pending_rule = li->progress_rule;
     w->pending_time = li->origin.time;
-    w->pending_prep = li->prep;
+    w->pending_step_read = li->prep->step_read;
+    w->pending_has_step = li->prep->has_step;
+    w->pending_step = li->prep->step;
 }
 
 /* The step of a writer's pending line: mostly read already, on the scan
  * threads (cp_prepare); read here only for a line prepare passed over. */
 static bool pending_step(cp_incident *inc, const cp_writer *w, int64_t *step)
 {
-    if (w->pending_prep->step_read) {
-        *step = w->pending_prep->step;
-        return w->pending_prep->has_step;
+    if (w->pending_step_read) {
+        *step = w->pending_step;
+        return w->pending_has_step;
     }
     cp_captures caps;
     caps.n = 0;
@@ -806,8 +807,9 @@ static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *
         writer_phase(inc, st, w, li);
 }
 
+/* `display`: the line's display text, prepared (cp_prepared_display). */
 static void process_line(cp_incident *inc, stream_scan *st, const char *data, const cp_line_hits *h,
-                         const cp_line_prep *lp)
+                         const cp_line_prep *lp, const char *display)
 {
     uint64_t line_no = lp->no;
     line_info li;
@@ -824,7 +826,7 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     li.has_own_time = li.origin.time.kind != CP_TS_NONE;
     note_time(inc, st, &li.origin.time);
     if (!li.progress_only) {
-        li.display = cp_display_line(li.text, li.len, TEXT_MAX);
+        li.display = display;
         finalize_stale(inc, st, line_no);
     }
     if (li.origin.time.kind == CP_TS_NONE)
@@ -847,7 +849,6 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     st->prev_line = line_no;
     st->prev_origin = li.origin;
     st->prev_next_pid = cap_int(&li.caps, "next_pid", -1);
-    free(li.display);
 }
 
 int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line)
@@ -860,28 +861,20 @@ int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t fi
     return cp_incident_feed_prepared(inc, data, len, &st->hits, &st->prep);
 }
 
-/* Progress lines thinned out (prepare.h), lines [from, to) of a chunk:
+/* Progress lines thinned out (prepare.h), a run of them in a chunk:
  * their writers hear of them through later lines, but the stream's clock
  * and "line before" state move as they would line by line. Only the
  * first time in the run can settle untimed events and blocks (note_time
  * settles them all at once), the clock keeps the last, and the state
  * "before" the next line is the run's last line. A thinned line is never
  * bare, so its origin is its own prefixes over the path's. */
-static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *lines, size_t from, size_t to)
+static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *lines, const cp_skip *run)
 {
-    size_t first = to, last = to;
-    for (size_t i = from; i < to; i++) {
-        if (lines[i].parsed.time.kind == CP_TS_NONE)
-            continue;
-        if (first == to)
-            first = i;
-        last = i;
+    if (run->first_timed != CP_SKIP_UNTIMED) {   /* a path gives no time: only the lines' own count */
+        note_time(inc, st, &lines[run->first_timed].parsed.time);
+        st->last_time = lines[run->last_timed].parsed.time;
     }
-    if (first < to) {   /* a path gives no time: only the lines' own count */
-        note_time(inc, st, &lines[first].parsed.time);
-        st->last_time = lines[last].parsed.time;
-    }
-    const cp_line_prep *lp = &lines[to - 1];
+    const cp_line_prep *lp = &lines[run->to - 1];
     cp_origin o = st->path_origin;
     cp_origin_merge(&o, &lp->parsed);
     if (o.time.kind == CP_TS_NONE)
@@ -892,29 +885,24 @@ static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *line
     st->prev_next_pid = -1;
 }
 
-/* How far ahead of the line being processed the prepared lines, the
- * writer index (slot) and the writers (slot's) are asked for: each step
- * reads what the one before asked for, which must have arrived by then.
- * The prepared lines were written on another core. */
+/* How far ahead of the kept line being processed (in kept lines) its
+ * preparation, its writer's index slot and its writer are asked for: each
+ * step reads what the one before asked for, which must have arrived by
+ * then. The prepared lines were written on another core, and at
+ * thousands of ranks the writers are not in the cache. */
 enum { AHEAD_LINE = 32, AHEAD_SLOT = 16, AHEAD_WRITER = 8 };
 
-typedef struct lookahead {
-    size_t line, slot, writer;   /* lines up to these have been asked for */
-} lookahead;
-
-static void look_ahead(const cp_incident *inc, const cp_hit_list *hits, const cp_prepared *prep, lookahead *la,
-                       size_t at)
+static void look_ahead(const cp_incident *inc, const cp_hit_list *hits, const cp_prepared *prep, size_t k)
 {
-    for (; la->line < prep->n && la->line < at + AHEAD_LINE; la->line++) {
-        cp_prefetch_range(&prep->lines[la->line], sizeof prep->lines[0]);
-        cp_prefetch_range(&hits->lines[la->line], sizeof hits->lines[0]);
+    if (k + AHEAD_LINE < prep->n_kept) {
+        size_t i = prep->kept[k + AHEAD_LINE];
+        cp_prefetch_range(&prep->lines[i], sizeof prep->lines[0]);
+        cp_prefetch_range(&hits->lines[i], sizeof hits->lines[0]);
     }
-    for (; la->slot < prep->n && la->slot < at + AHEAD_SLOT; la->slot++)
-        if (prep->lines[la->slot].key.kind)
-            cp_writer_prefetch_slot(inc, &prep->lines[la->slot].key);
-    for (; la->writer < prep->n && la->writer < at + AHEAD_WRITER; la->writer++)
-        if (prep->lines[la->writer].key.kind)
-            cp_writer_prefetch(inc, &prep->lines[la->writer].key);
+    if (k + AHEAD_SLOT < prep->n_kept)
+        cp_writer_prefetch_slot(inc, &prep->lines[prep->kept[k + AHEAD_SLOT]].key);
+    if (k + AHEAD_WRITER < prep->n_kept)
+        cp_writer_prefetch(inc, &prep->lines[prep->kept[k + AHEAD_WRITER]].key);
 }
 
 int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, const cp_hit_list *hits,
@@ -923,20 +911,17 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
     stream_scan *st = inc->scan;
     inc->bytes += len;
     inc->hit_lines += hits->n;
-    lookahead la = {0, 0, 0};
-    for (size_t i = 0; i < hits->n;) {
-        look_ahead(inc, hits, prep, &la, i);
-        if (prep->lines[i].weight > 0) {
-            process_line(inc, st, data, &hits->lines[i], &prep->lines[i]);
-            i++;
-            continue;
-        }
-        size_t end = i + 1;
-        while (end < hits->n && prep->lines[end].weight == 0)
-            end++;
-        skip_run(inc, st, prep->lines, i, end);
-        i = end;
+    size_t s = 0;   /* the next run of skipped lines */
+    for (size_t k = 0; k < prep->n_kept; k++) {
+        size_t i = prep->kept[k];
+        for (; s < prep->n_skips && prep->skips[s].from < i; s++)
+            skip_run(inc, st, prep->lines, &prep->skips[s]);
+        look_ahead(inc, hits, prep, k);
+        const cp_line_prep *lp = &prep->lines[i];
+        process_line(inc, st, data, &hits->lines[i], lp, cp_prepared_display(prep, lp));
     }
+    for (; s < prep->n_skips; s++)
+        skip_run(inc, st, prep->lines, &prep->skips[s]);
     inc->lines += hits->newlines;
     flush_progress(inc, st); /* the chunk's lines are valid until we return */
     return 0;

@@ -100,8 +100,9 @@ typedef struct cp_writer {
     const char *pending;
     size_t pending_len;
     uint32_t pending_rule;
+    bool pending_step_read, pending_has_step;
+    int64_t pending_step;
     cp_time pending_time;
-    const cp_line_prep *pending_prep;
 } cp_writer;
 
 /* A launcher failure-table entry (torchelastic ChildFailedError). */

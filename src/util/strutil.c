@@ -54,6 +54,14 @@ static size_t utf8_len(const char *s, size_t n)
 
 char *cp_display_line(const char *line, size_t len, size_t max)
 {
+    char *out = malloc((len < max ? len : max) + 4);
+    if (out)
+        cp_display_into(out, line, len, max);
+    return out;
+}
+
+size_t cp_display_into(char *out, const char *line, size_t len, size_t max)
+{
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
     /* A progress bar rewrites itself with '\r': what a terminal shows is
@@ -64,9 +72,6 @@ char *cp_display_line(const char *line, size_t len, size_t max)
         line = cr + 1;
     }
     size_t cap = len < max ? len : max;
-    char *out = malloc(cap + 4);
-    if (!out)
-        return NULL;
     size_t o = 0, i = 0;
     bool cut = false;
     while (i < len && !(cut = o >= cap)) {
@@ -102,7 +107,7 @@ char *cp_display_line(const char *line, size_t len, size_t max)
     while (o > 0 && isspace((unsigned char)out[o - 1]))
         o--;
     out[o] = '\0';
-    return out;
+    return o;
 }
 
 char *cp_trim(char *s)

@@ -114,6 +114,22 @@ static void test_thinning_keeps_first_and_last_per_writer(void **state)
         total += fx->prep.lines[i].weight;
     }
     assert_int_equal(total, fx->hits.n); /* hit counts stay exact */
+    /* the skipped lines, as runs; the others, as the kept list */
+    assert_int_equal(fx->prep.n_skips, 3);
+    static const uint32_t want_skips[][2] = {{2, 3}, {4, 5}, {9, 10}};
+    for (size_t r = 0; r < 3; r++) {
+        const cp_skip *sk = &fx->prep.skips[r];
+        assert_int_equal(sk->from, want_skips[r][0]);
+        assert_int_equal(sk->to, want_skips[r][1]);
+        assert_int_equal(sk->first_timed, sk->from); /* each line has its time */
+        assert_int_equal(sk->last_timed, sk->to - 1);
+    }
+    assert_int_equal(fx->prep.n_kept, fx->prep.n - 3);
+    for (size_t k = 0, i = 0; k < fx->prep.n_kept; k++, i++) {
+        while (fx->prep.lines[i].weight == 0)
+            i++;
+        assert_int_equal(fx->prep.kept[k], i);
+    }
 }
 
 static void test_thinning_a_longer_run(void **state)
