@@ -782,14 +782,14 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
 
 static void init_line(line_info *li, const char *data, const cp_line_hits *h, const cp_line_prep *lp)
 {
-    /* not a memset: the captures array is large and mostly unused */
-    memset(li, 0, offsetof(line_info, caps));
-    li->caps.n = 0;
-    memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
+    /* not one memset: the captures array is large and mostly unused, and
+     * the origin is attribute()'s to set */
     li->text = data + h->start;
     li->len = h->len;
     li->no = lp->no;
     li->prep = lp;
+    li->caps.n = 0;
+    memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
 }
 
 static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *li)
@@ -889,8 +889,19 @@ static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *line
  * preparation, its writer's index slot and its writer are asked for: each
  * step reads what the one before asked for, which must have arrived by
  * then. The prepared lines were written on another core, and at
- * thousands of ranks the writers are not in the cache. */
-enum { AHEAD_LINE = 32, AHEAD_SLOT = 16, AHEAD_WRITER = 8 };
+ * thousands of ranks the writers are not in the cache. Runs of skipped
+ * lines are asked for AHEAD_SKIP runs ahead. */
+enum { AHEAD_LINE = 32, AHEAD_SLOT = 16, AHEAD_WRITER = 8, AHEAD_SKIP = 4 };
+
+/* The lines skip_run will read of a run of skipped lines. */
+static void ask_for_run(const cp_prepared *prep, const cp_skip *run)
+{
+    if (run->first_timed != CP_SKIP_UNTIMED) {
+        __builtin_prefetch(&prep->lines[run->first_timed].parsed.time);
+        __builtin_prefetch(&prep->lines[run->last_timed].parsed.time);
+    }
+    cp_prefetch_range(&prep->lines[run->to - 1], sizeof prep->lines[0]);
+}
 
 static void look_ahead(const cp_incident *inc, const cp_hit_list *hits, const cp_prepared *prep, size_t k)
 {
@@ -914,8 +925,11 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
     size_t s = 0;   /* the next run of skipped lines */
     for (size_t k = 0; k < prep->n_kept; k++) {
         size_t i = prep->kept[k];
-        for (; s < prep->n_skips && prep->skips[s].from < i; s++)
+        for (; s < prep->n_skips && prep->skips[s].from < i; s++) {
+            if (s + AHEAD_SKIP < prep->n_skips)
+                ask_for_run(prep, &prep->skips[s + AHEAD_SKIP]);
             skip_run(inc, st, prep->lines, &prep->skips[s]);
+        }
         look_ahead(inc, hits, prep, k);
         const cp_line_prep *lp = &prep->lines[i];
         process_line(inc, st, data, &hits->lines[i], lp, cp_prepared_display(prep, lp));
