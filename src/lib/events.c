@@ -450,7 +450,7 @@ static void drop_outweighed(const cp_catalog *cat, line_info *li, int context_we
 }
 
 /* Captures of every rule that hit the line (PCRE2; not for lines that
- * are only progress, whose step is read once per chunk and writer). */
+ * are only progress, whose step prepare.c reads where it may count). */
 static void capture_all(cp_incident *inc, const cp_line_hits *h, line_info *li)
 {
     for (uint32_t i = 0; i < h->n_rules; i++)
@@ -666,7 +666,8 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int 
 }
 
 /* Progress lines are most lines of a training log: each writer's last one
- * in a chunk is remembered and its step read once, at the chunk's end. */
+ * in a chunk is remembered, and its step (read on the scan threads,
+ * cp_prepare) taken at the chunk's end. */
 static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_info *li)
 {
     if (!w->pending) {
