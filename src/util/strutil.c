@@ -60,6 +60,28 @@ char *cp_display_line(const char *line, size_t len, size_t max)
     return out;
 }
 
+/* The length of the run of printable ASCII bytes (0x20-0x7e) that s[0, n)
+ * starts with: the bulk of a log line, which display copies as it is.
+ * Eight bytes at a time: a byte below 0x20 borrows into its top bit when
+ * 0x20 is taken from it, 0x7f carries into it when 1 is added, and any
+ * byte from 0x80 has it set; the lowest such byte gets no borrow or carry
+ * from the printable bytes below it, so a word without any is all
+ * printable and one with any is not. */
+static size_t printable_prefix(const char *s, size_t n)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), tops = UINT64_C(0x8080808080808080);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (((x - 0x20 * ones) | (x + ones) | x) & tops)
+            break;
+    }
+    while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
+        i++;
+    return i;
+}
+
 size_t cp_display_into(char *out, const char *line, size_t len, size_t max)
 {
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -75,6 +97,13 @@ size_t cp_display_into(char *out, const char *line, size_t len, size_t max)
     size_t o = 0, i = 0;
     bool cut = false;
     while (i < len && !(cut = o >= cap)) {
+        size_t run = printable_prefix(line + i, (len - i < cap - o ? len - i : cap - o));
+        if (run) {
+            memcpy(out + o, line + i, run);
+            o += run;
+            i += run;
+            continue;
+        }
         unsigned char c = (unsigned char)line[i];
         if (c == 0x1b) {
             i += ansi_len(line + i, len - i);
