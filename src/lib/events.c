@@ -449,14 +449,6 @@ static void drop_outweighed(const cp_catalog *cat, line_info *li, int context_we
     li->n_err = n;
 }
 
-/* Captures of every rule that hit the line (PCRE2; not for lines that
- * are only progress, whose step prepare.c reads where it may count). */
-static void capture_all(cp_incident *inc, const cp_line_hits *h, line_info *li)
-{
-    for (uint32_t i = 0; i < h->n_rules; i++)
-        cp_matcher_captures(inc->matcher, h->rules[i], li->text, li->len, &li->caps);
-}
-
 static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
 {
     const cp_catalog *cat = inc->cat;
@@ -808,9 +800,8 @@ static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *
         writer_phase(inc, st, w, li);
 }
 
-/* `display`: the line's display text, prepared (cp_prepared_display). */
 static void process_line(cp_incident *inc, stream_scan *st, const char *data, const cp_line_hits *h,
-                         const cp_line_prep *lp, const char *display)
+                         const cp_prepared *prep, const cp_line_prep *lp)
 {
     uint64_t line_no = lp->no;
     line_info li;
@@ -819,15 +810,17 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     bool in_event = li.is_frame || li.is_traceback || li.n_err > 0;
     li.progress_only = li.is_progress && !in_event && !li.is_identity && !li.is_context &&
                        li.phase_rule == UINT32_MAX;
+    /* the captures of every rule that hit the line (prepare.c); a line
+     * that is only progress has none here: its step counts apart */
     if (!li.progress_only) {
-        capture_all(inc, h, &li);
+        cp_prepared_captures(prep, lp, &li.caps);
         section_busid(st, &li);
     }
     attribute(st, &li);
     li.has_own_time = li.origin.time.kind != CP_TS_NONE;
     note_time(inc, st, &li.origin.time);
     if (!li.progress_only) {
-        li.display = display;
+        li.display = cp_prepared_display(prep, lp);
         finalize_stale(inc, st, line_no);
     }
     if (li.origin.time.kind == CP_TS_NONE)
@@ -932,8 +925,7 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
             skip_run(inc, st, prep->lines, &prep->skips[s]);
         }
         look_ahead(inc, hits, prep, k);
-        const cp_line_prep *lp = &prep->lines[i];
-        process_line(inc, st, data, &hits->lines[i], lp, cp_prepared_display(prep, lp));
+        process_line(inc, st, data, &hits->lines[i], prep, &prep->lines[i]);
     }
     for (; s < prep->n_skips; s++)
         skip_run(inc, st, prep->lines, &prep->skips[s]);

@@ -365,25 +365,67 @@ static int finish_lines(const cp_catalog *cat, cp_scanner *sc, const char *data,
     return 0;
 }
 
-/* The display text of a line that may become evidence (any line that
- * is not only progress: events.c keeps no text of the others), added to
- * the chunk's texts. Returns 0, or -1 when out of memory. */
-static int add_display(cp_prepared *p, cp_line_prep *lp, const char *line, size_t len)
+/* Room for `need` more bytes of the chunk's texts: where they start, or
+ * NULL when out of memory. */
+static char *text_room(cp_prepared *p, size_t need)
 {
-    size_t need = (len < CP_DISPLAY_MAX ? len : CP_DISPLAY_MAX) + 4;
     if (p->text_cap - p->text_len < need) {
         size_t cap = p->text_cap ? p->text_cap : 4096;
         while (cap - p->text_len < need)
             cap *= 2;
         char *t = realloc(p->text, cap);
         if (!t)
-            return -1;
+            return NULL;
         p->text = t;
         p->text_cap = cap;
     }
+    return p->text + p->text_len;
+}
+
+/* What events.c reads of a line that is not only progress (it reads no
+ * text of the others), kept in the chunk's texts: its display text, then
+ * the captures of every rule that hit it, packed as a count and each name
+ * and value, NUL-terminated. Returns 0, or -1 when out of memory. */
+static int add_evidence(cp_prepared *p, cp_scanner *sc, cp_line_prep *lp, const cp_line_hits *h,
+                        const char *line)
+{
+    cp_captures caps;
+    caps.n = 0;
+    for (uint32_t i = 0; i < h->n_rules; i++)
+        cp_scanner_captures(sc, h->rules[i], line, h->len, &caps);
+    /* room for the longest it can be; it takes what it needs */
+    size_t need = (h->len < CP_DISPLAY_MAX ? h->len : CP_DISPLAY_MAX) + 4 + 1 + (size_t)caps.n * sizeof caps.v[0];
+    char *start = text_room(p, need);
+    if (!start)
+        return -1;
     lp->display = p->text_len + 1;
-    p->text_len += cp_display_into(p->text + p->text_len, line, len, CP_DISPLAY_MAX) + 1;
+    char *t = start + cp_display_into(start, line, h->len, CP_DISPLAY_MAX) + 1;
+    *t++ = (char)caps.n;
+    for (int i = 0; i < caps.n; i++) {
+        t = stpcpy(t, caps.v[i].name) + 1;
+        t = stpcpy(t, caps.v[i].value) + 1;
+    }
+    p->text_len += (size_t)(t - start);
     return 0;
+}
+
+void cp_prepared_captures(const cp_prepared *p, const cp_line_prep *lp, cp_captures *out)
+{
+    out->n = 0;
+    if (!lp->display)
+        return;
+    const char *t = p->text + lp->display - 1;
+    t += strlen(t) + 1;
+    int n = (unsigned char)*t++;
+    for (int i = 0; i < n; i++) {
+        cp_capture *c = &out->v[out->n++];
+        size_t k = strlen(t);
+        memcpy(c->name, t, k + 1);
+        t += k + 1;
+        k = strlen(t);
+        memcpy(c->value, t, k + 1);
+        t += k + 1;
+    }
 }
 
 /* Room for n lines: their preparations, flags, scratch and the kept list. */
@@ -410,9 +452,10 @@ static int size_lines(cp_prepared *p, size_t n)
 }
 
 /* Line number, prefixes, flags and (where it may become evidence) the
- * display text of line i. Returns 0, or -1 when out of memory. */
-static int parse_line(const cp_catalog *cat, const char *data, uint64_t first_line, const cp_line_hits *h,
-                      cp_prepared *p, size_t i)
+ * display text and captures of line i. Returns 0, or -1 when out of
+ * memory. */
+static int parse_line(const cp_catalog *cat, cp_scanner *sc, const char *data, uint64_t first_line,
+                      const cp_line_hits *h, cp_prepared *p, size_t i)
 {
     cp_line_prep *lp = &p->lines[i];
     lp->no = first_line + h->number;
@@ -430,7 +473,7 @@ static int parse_line(const cp_catalog *cat, const char *data, uint64_t first_li
         p->scratch[i].identity_hash = identity_hash(&lp->parsed, p->scratch[i].host_hash);
         return 0;
     }
-    return add_display(p, lp, data + h->start, h->len);
+    return add_evidence(p, sc, lp, h, data + h->start);
 }
 
 int cp_prepare(const cp_catalog *cat, cp_scanner *sc, const char *data, uint64_t first_line,
@@ -441,7 +484,7 @@ int cp_prepare(const cp_catalog *cat, cp_scanner *sc, const char *data, uint64_t
     out->n = hits->n;
     out->n_kept = out->n_skips = out->text_len = 0;
     for (size_t i = 0; i < hits->n; i++)
-        if (parse_line(cat, data, first_line, &hits->lines[i], out, i) != 0)
+        if (parse_line(cat, sc, data, first_line, &hits->lines[i], out, i) != 0)
             return -1;
     if (thin_progress && out->n >= 3 && out->n <= UINT32_MAX / 2)
         if (size_tables(out) != 0 || thin(out) != 0)

@@ -20,8 +20,9 @@
  * Also here, off the serial part: the step of each kept progress line
  * (a writer's last one in a chunk sets its progress: events.c), the
  * writer key of each kept line as far as its own prefixes give it, which
- * the incident reuses and looks ahead with, and the display text of each
- * line that is not only progress (read while the line is in the cache).
+ * the incident reuses and looks ahead with, and the display text and the
+ * captures of each line that is not only progress (read while the line is
+ * in the cache).
  */
 #ifndef CULPRIT_PREPARE_H
 #define CULPRIT_PREPARE_H
@@ -44,7 +45,8 @@ typedef struct cp_line_prep {
     uint64_t no;       /* line number in its stream */
     int64_t step;      /* its progress step, when has_step */
     size_t display;    /* 1 + the offset of its display text in
-                          cp_prepared.text; 0: none (cp_prepared_display) */
+                          cp_prepared.text, its captures after it; 0:
+                          none (cp_prepared_display, cp_prepared_captures) */
     uint32_t weight;   /* hit lines it stands for; 0: skip it */
     bool superseded;   /* a later kept line has its writer: it cannot be
                           its writer's last progress line in the chunk */
@@ -84,20 +86,25 @@ typedef struct cp_prepared {
     uint32_t generation;
     uint64_t *later;           /* writer keys seen later in the chunk (their hashes) */
     size_t cap_later, n_later;
-    char *text;                /* display texts, NUL-terminated (cp_display_line) */
+    char *text;                /* display texts and captures of the lines */
     size_t text_len, text_cap;
 } cp_prepared;
 
 /* The bytes of a line kept for display (evidence, frames, phase lines). */
 enum { CP_DISPLAY_MAX = 600 };
 
-/* The display text of a kept line that hit a rule other than a progress
+/* The display text of a line that hit a rule other than a progress
  * rule, as cp_display_line(line, len, CP_DISPLAY_MAX) gives it; NULL for
  * the others. Valid as long as `p` is unchanged. */
 static inline const char *cp_prepared_display(const cp_prepared *p, const cp_line_prep *lp)
 {
     return lp->display ? p->text + lp->display - 1 : NULL;
 }
+
+/* The captures of every rule that hit such a line, as cp_matcher_captures
+ * gives them rule by rule, in the line's rule order, into *out (cleared
+ * first); none for the others. */
+void cp_prepared_captures(const cp_prepared *p, const cp_line_prep *lp, cp_captures *out);
 
 /* Prepares the hit lines of a chunk whose first line is `first_line`;
  * `hits` must come from scanning this very chunk (cp_scanner_scan), which

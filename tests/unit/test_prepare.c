@@ -281,6 +281,48 @@ static void test_step_reads_as_the_captures(void **state)
     assert_true(checked >= 6);
 }
 
+/* The captures prepared for a line are what the matcher gives for its
+ * rules one by one; lines that are only progress have none. */
+static void test_captures_as_the_matcher(void **state)
+{
+    fixture *fx = *state;
+    static const char text[] =
+        "[default6]:node002:5117:5356 [6] NCCL INFO ncclCommInitRank comm 0x55de5ef0643e rank 14 nranks 16 cudaDev 6 "
+        "nvmlDev 6 busId ba000 commId 0xfbf0dc991af1f5e0 - Init START\n"
+        "[rank1]:   File \"/usr/local/lib/python3.11/dist-packages/deepspeed/runtime/engine.py\", line 284, in step\n"
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+        STEP(" 0", "3", "40", "10")
+        "Process 28696: /usr/bin/python3 -u train.py --config cfg.yaml\n"
+        "  0: [rank0]:[2025-02-20 03:24:49,054] [INFO] [logging.py:96:log_dist] [Rank 0] step=630, skipped=4\n";
+    assert_int_equal(cp_matcher_scan(fx->m, text, strlen(text), &fx->hits), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
+    int with_captures = 0;
+    for (size_t i = 0; i < fx->prep.n; i++) {
+        const cp_line_hits *h = &fx->hits.lines[i];
+        bool only_progress = true;
+        cp_captures want, got;
+        want.n = 0;
+        for (uint32_t k = 0; k < h->n_rules; k++) {
+            only_progress &= fx->cat.rules[h->rules[k]].role == CP_ROLE_PROGRESS;
+            cp_matcher_captures(fx->m, h->rules[k], text + h->start, h->len, &want);
+        }
+        cp_prepared_captures(&fx->prep, &fx->prep.lines[i], &got);
+        if (only_progress) {
+            assert_int_equal(got.n, 0);
+            assert_null(cp_prepared_display(&fx->prep, &fx->prep.lines[i]));
+            continue;
+        }
+        assert_non_null(cp_prepared_display(&fx->prep, &fx->prep.lines[i]));
+        assert_int_equal(got.n, want.n);
+        for (int c = 0; c < want.n; c++) {
+            assert_string_equal(got.v[c].name, want.v[c].name);
+            assert_string_equal(got.v[c].value, want.v[c].value);
+        }
+        with_captures += want.n > 0;
+    }
+    assert_true(with_captures >= 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +333,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_thinning_table_grows_to_the_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_steps_of_each_writers_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step_reads_as_the_captures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_captures_as_the_matcher, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
