@@ -332,8 +332,9 @@ static int seen_later(cp_prepared *p, uint64_t hash, bool *seen)
  * prefixes give, with no state in between, so of such lines with the
  * same key only the last can be its writer's last: walking back from the
  * chunk's end, the others are marked superseded and their steps are not
- * read. Where the key misleads (hashes that collide), the incident reads
- * the step itself. */
+ * read. Where the key misleads (lines that name no process, over a path
+ * that names a local rank, and hosts that differ; hashes that collide),
+ * the incident reads the step itself. */
 static int finish_lines(const cp_catalog *cat, cp_scanner *sc, const char *data, const cp_hit_list *hits,
                         cp_prepared *p)
 {

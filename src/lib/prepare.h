@@ -69,6 +69,7 @@ typedef struct cp_skip {
 typedef struct cp_prepared {
     cp_line_prep *lines;
     size_t n, cap;
+    /* per chunk, for the incident (cp_incident_feed_prepared) */
     size_t *kept;              /* the lines of weight > 0, in order */
     size_t n_kept;
     cp_skip *skips;            /* the runs of the others, in order */
@@ -86,7 +87,10 @@ typedef struct cp_prepared {
     uint32_t generation;
     uint64_t *later;           /* writer keys seen later in the chunk (their hashes) */
     size_t cap_later, n_later;
-    char *text;                /* display texts and captures of the lines */
+    /* per chunk, for the incident: display texts and captures of the
+     * lines, at most the chunk's size and a few bytes a line, and the
+     * captures (each value shorter than the line) */
+    char *text;
     size_t text_len, text_cap;
 } cp_prepared;
 
@@ -109,7 +113,7 @@ void cp_prepared_captures(const cp_prepared *p, const cp_line_prep *lp, cp_captu
 /* Prepares the hit lines of a chunk whose first line is `first_line`;
  * `hits` must come from scanning this very chunk (cp_scanner_scan), which
  * numbered its lines and counted its newlines. `sc` is the calling
- * thread's scanner (it reads the steps).
+ * thread's scanner (it reads steps and captures).
  * `out` is reused (cleared first). With `thin` false every line keeps
  * weight 1. Returns 0, or -1 when out of memory. */
 int cp_prepare(const cp_catalog *cat, cp_scanner *sc, const char *data, uint64_t first_line,
