@@ -87,9 +87,9 @@ typedef struct cp_prepared {
     uint32_t generation;
     uint64_t *later;           /* writer keys seen later in the chunk (their hashes) */
     size_t cap_later, n_later;
-    /* per chunk, for the incident: display texts and captures of the
-     * lines, at most the chunk's size and a few bytes a line, and the
-     * captures (each value shorter than the line) */
+    /* per chunk, for the incident: the display texts of the lines that
+     * are not only progress (each at most its line and 5 bytes) and
+     * their captures (at most CP_CAPTURE_MAX parts of the line each) */
     char *text;
     size_t text_len, text_cap;
 } cp_prepared;
