@@ -20,14 +20,14 @@
 #include "frame.h"
 #include "util/buf.h"
 #include "incident.h"
+#include "util/prefetch.h"
 #include "util/strutil.h"
 
 enum {
     GAP = 6,            /* lines of silence that close an event */
     MAX_OPEN = 32,      /* open events per stream */
     MAX_CAND = 16,      /* candidate error lines per event */
-    TABLE_SPAN = 12,    /* lines a failure-table entry stays open */
-    TEXT_MAX = 600      /* bytes of a line kept for display */
+    TABLE_SPAN = 12     /* lines a failure-table entry stays open */
 };
 
 typedef struct candidate {
@@ -414,8 +414,8 @@ typedef struct line_info {
     const char *text;
     size_t len;
     uint64_t no;
-    const cp_origin *parsed; /* its own prefixes (prepare.c) */
-    uint32_t weight;         /* hit lines it stands for (prepare.c) */
+    const cp_line_prep *prep;/* its own prefixes, weight (hit lines it
+                                stands for), key and step (prepare.c) */
     cp_origin origin;
     cp_captures caps;
     uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
@@ -426,17 +426,8 @@ typedef struct line_info {
     bool is_frame, is_traceback, is_progress, is_identity, is_context;
     bool has_own_time;      /* the line carries a timestamp itself */
     bool starts_stack;      /* a traceback rule with state = begin */
-    char *display;          /* the line as reports show it: made on first use */
+    const char *display;    /* prepared (cp_prepared_display) */
 } line_info;
-
-/* Most hit lines never reach a report (NCCL set-up chatter, identity and
- * context lines): their display text is made only when something keeps it. */
-static const char *line_display(line_info *li)
-{
-    if (!li->display)
-        li->display = cp_display_line(li->text, li->len, TEXT_MAX);
-    return li->display;
-}
 
 /* Whether the line names its process itself; a host prefix alone does
  * not (a node runs many ranks). */
@@ -456,14 +447,6 @@ static void drop_outweighed(const cp_catalog *cat, line_info *li, int context_we
         if (cat->rules[li->err_rules[i]].weight >= context_weight)
             li->err_rules[n++] = li->err_rules[i];
     li->n_err = n;
-}
-
-/* Captures of every rule that hit the line (PCRE2; not for lines that
- * are only progress, whose step is read once per chunk and writer). */
-static void capture_all(cp_incident *inc, const cp_line_hits *h, line_info *li)
-{
-    for (uint32_t i = 0; i < h->n_rules; i++)
-        cp_matcher_captures(inc->matcher, h->rules[i], li->text, li->len, &li->caps);
 }
 
 static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
@@ -519,7 +502,7 @@ static int cap_int(const cp_captures *c, const char *name, int dflt)
 static void attribute(stream_scan *st, line_info *li)
 {
     cp_origin o = st->path_origin;
-    cp_origin_merge(&o, li->parsed);
+    cp_origin_merge(&o, &li->prep->parsed);
     int line_rank = cap_int(&li->caps, "line_rank", -1);
     if (line_rank >= 0 && o.rank < 0)
         o.rank = line_rank;
@@ -675,7 +658,8 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int 
 }
 
 /* Progress lines are most lines of a training log: each writer's last one
- * in a chunk is remembered and its step read once, at the chunk's end. */
+ * in a chunk is remembered, and its step (read on the scan threads,
+ * cp_prepare) taken at the chunk's end. */
 static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_info *li)
 {
     if (!w->pending) {
@@ -689,18 +673,38 @@ static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_in
     w->pending_len = li->len;
     w->pending_rule = li->progress_rule;
     w->pending_time = li->origin.time;
+    w->pending_step_read = li->prep->step_read;
+    w->pending_has_step = li->prep->has_step;
+    w->pending_step = li->prep->step;
 }
+
+/* The step of a writer's pending line: mostly read already, on the scan
+ * threads (cp_prepare); read here only for a line prepare passed over. */
+static bool pending_step(cp_incident *inc, const cp_writer *w, int64_t *step)
+{
+    if (w->pending_step_read) {
+        *step = w->pending_step;
+        return w->pending_has_step;
+    }
+    cp_captures caps;
+    caps.n = 0;
+    cp_matcher_captures(inc->matcher, w->pending_rule, w->pending, w->pending_len, &caps);
+    const char *s = cp_captures_get(&caps, "step");
+    return s && cp_parse_i64(s, step);
+}
+
+/* The pending writers are thousands at thousands of ranks: each is asked
+ * for some writers ahead, so that it is in the cache when its turn comes. */
+enum { FLUSH_AHEAD = 8 };
 
 static void flush_progress(cp_incident *inc, stream_scan *st)
 {
     for (size_t i = 0; i < st->n_pending; i++) {
+        if (i + FLUSH_AHEAD < st->n_pending)
+            cp_prefetch_range(&inc->writers[st->pending[i + FLUSH_AHEAD]], sizeof(cp_writer));
         cp_writer *w = &inc->writers[st->pending[i]];
-        cp_captures caps;
-        caps.n = 0;
-        cp_matcher_captures(inc->matcher, w->pending_rule, w->pending, w->pending_len, &caps);
         int64_t step;
-        const char *s = cp_captures_get(&caps, "step");
-        if (s && cp_parse_i64(s, &step) && step >= w->last_step) {
+        if (pending_step(inc, w, &step) && step >= w->last_step) {
             w->last_step = step;
             w->last_step_time = w->pending_time;
         }
@@ -709,7 +713,7 @@ static void flush_progress(cp_incident *inc, stream_scan *st)
     st->n_pending = 0;
 }
 
-static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, line_info *li)
+static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const line_info *li)
 {
     const cp_rule *r = &inc->cat->rules[li->phase_rule];
     w->phase = r->phase;
@@ -718,7 +722,7 @@ static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, line_i
     w->phase_stream = st->index;
     w->phase_line = li->no;
     free(w->phase_text);
-    w->phase_text = line_display(li) ? cp_strdup(li->display) : NULL;
+    w->phase_text = li->display ? cp_strdup(li->display) : NULL;
 }
 
 static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
@@ -742,7 +746,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (b->first_line == li->no) {
         b->origin = li->origin;
         b->time_before = st->last_time;
-        b->first_text = cp_strdup(line_display(li));
+        b->first_text = cp_strdup(li->display);
         b->in_table = li->no <= st->table_until && st->table_open && writer == st->table_writer;
         if (b->origin.time.kind == CP_TS_NONE) {
             b->awaits_time = true;
@@ -763,29 +767,28 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (li->is_traceback)
         b->has_traceback = true;
     if (li->is_frame)
-        add_frame(b, &li->caps, li->phase_rule, line_display(li), li->no);
+        add_frame(b, &li->caps, li->phase_rule, li->display, li->no);
     for (uint32_t i = 0; i < li->n_err; i++)
-        add_candidate(b, inc->cat, li->err_rules[i], li->no, line_display(li));
+        add_candidate(b, inc->cat, li->err_rules[i], li->no, li->display);
     merge_caps(&b->caps, &li->caps);
 }
 
 static void init_line(line_info *li, const char *data, const cp_line_hits *h, const cp_line_prep *lp)
 {
-    /* not a memset: the captures array is large and mostly unused */
-    memset(li, 0, offsetof(line_info, caps));
-    li->caps.n = 0;
-    memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
+    /* not one memset: the captures array is large and mostly unused, and
+     * the origin is attribute()'s to set */
     li->text = data + h->start;
     li->len = h->len;
     li->no = lp->no;
-    li->parsed = &lp->parsed;
-    li->weight = lp->weight;
+    li->prep = lp;
+    li->caps.n = 0;
+    memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
 }
 
 static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *li)
 {
     cp_writer *w = &inc->writers[wi];
-    w->n_hits += li->weight;
+    w->n_hits += li->prep->weight;
     if (li->origin.time.kind != CP_TS_NONE) {
         if (w->first_time.kind == CP_TS_NONE)
             w->first_time = li->origin.time;
@@ -798,7 +801,7 @@ static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *
 }
 
 static void process_line(cp_incident *inc, stream_scan *st, const char *data, const cp_line_hits *h,
-                         const cp_line_prep *lp)
+                         const cp_prepared *prep, const cp_line_prep *lp)
 {
     uint64_t line_no = lp->no;
     line_info li;
@@ -807,19 +810,25 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     bool in_event = li.is_frame || li.is_traceback || li.n_err > 0;
     li.progress_only = li.is_progress && !in_event && !li.is_identity && !li.is_context &&
                        li.phase_rule == UINT32_MAX;
+    /* the captures of every rule that hit the line (prepare.c); a line
+     * that is only progress has none here: its step counts apart */
     if (!li.progress_only) {
-        capture_all(inc, h, &li);
+        cp_prepared_captures(prep, lp, &li.caps);
         section_busid(st, &li);
     }
     attribute(st, &li);
     li.has_own_time = li.origin.time.kind != CP_TS_NONE;
     note_time(inc, st, &li.origin.time);
-    if (!li.progress_only)
+    if (!li.progress_only) {
+        li.display = cp_prepared_display(prep, lp);
         finalize_stale(inc, st, line_no);
+    }
     if (li.origin.time.kind == CP_TS_NONE)
         li.origin.time = st->last_time;
 
-    int wi = cp_writer_for(inc, &li.origin, st->index);
+    cp_writer_key key;
+    cp_writer_key_reuse(&li.origin, st->index, &lp->key, &lp->parsed, &key);
+    int wi = cp_writer_for(inc, &li.origin, st->index, &key);
     if (wi >= 0)
         update_writer(inc, st, wi, &li);
     if (li.is_identity)
@@ -834,40 +843,32 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     st->prev_line = line_no;
     st->prev_origin = li.origin;
     st->prev_next_pid = cap_int(&li.caps, "next_pid", -1);
-    free(li.display);
 }
 
 int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line)
 {
     stream_scan *st = inc->scan;
     if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0 ||
-        cp_prepare(inc->cat, data, first_line, &st->hits, inc->thin, &st->prep) != 0)
+        cp_prepare(inc->cat, cp_matcher_scanner(inc->matcher), data, first_line, &st->hits, inc->thin,
+                   &st->prep) != 0)
         return -1;
     return cp_incident_feed_prepared(inc, data, len, &st->hits, &st->prep);
 }
 
-/* Progress lines thinned out (prepare.h), lines [from, to) of a chunk:
+/* Progress lines thinned out (prepare.h), a run of them in a chunk:
  * their writers hear of them through later lines, but the stream's clock
  * and "line before" state move as they would line by line. Only the
  * first time in the run can settle untimed events and blocks (note_time
  * settles them all at once), the clock keeps the last, and the state
  * "before" the next line is the run's last line. A thinned line is never
  * bare, so its origin is its own prefixes over the path's. */
-static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *lines, size_t from, size_t to)
+static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *lines, const cp_skip *run)
 {
-    size_t first = to, last = to;
-    for (size_t i = from; i < to; i++) {
-        if (lines[i].parsed.time.kind == CP_TS_NONE)
-            continue;
-        if (first == to)
-            first = i;
-        last = i;
+    if (run->first_timed != CP_SKIP_UNTIMED) {   /* a path gives no time: only the lines' own count */
+        note_time(inc, st, &lines[run->first_timed].parsed.time);
+        st->last_time = lines[run->last_timed].parsed.time;
     }
-    if (first < to) {   /* a path gives no time: only the lines' own count */
-        note_time(inc, st, &lines[first].parsed.time);
-        st->last_time = lines[last].parsed.time;
-    }
-    const cp_line_prep *lp = &lines[to - 1];
+    const cp_line_prep *lp = &lines[run->to - 1];
     cp_origin o = st->path_origin;
     cp_origin_merge(&o, &lp->parsed);
     if (o.time.kind == CP_TS_NONE)
@@ -878,24 +879,56 @@ static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *line
     st->prev_next_pid = -1;
 }
 
+/* How far ahead of the kept line being processed (in kept lines) its
+ * preparation, its writer's index slot and its writer are asked for: each
+ * step reads what the one before asked for, which must have arrived by
+ * then. The prepared lines were written on another core, and at
+ * thousands of ranks the writers are not in the cache. Runs of skipped
+ * lines are asked for AHEAD_SKIP runs ahead. */
+enum { AHEAD_LINE = 32, AHEAD_SLOT = 16, AHEAD_WRITER = 8, AHEAD_SKIP = 4 };
+
+/* The lines skip_run will read of a run of skipped lines. */
+static void ask_for_run(const cp_prepared *prep, const cp_skip *run)
+{
+    if (run->first_timed != CP_SKIP_UNTIMED) {
+        __builtin_prefetch(&prep->lines[run->first_timed].parsed.time);
+        __builtin_prefetch(&prep->lines[run->last_timed].parsed.time);
+    }
+    cp_prefetch_range(&prep->lines[run->to - 1], sizeof prep->lines[0]);
+}
+
+static void look_ahead(const cp_incident *inc, const cp_hit_list *hits, const cp_prepared *prep, size_t k)
+{
+    if (k + AHEAD_LINE < prep->n_kept) {
+        size_t i = prep->kept[k + AHEAD_LINE];
+        cp_prefetch_range(&prep->lines[i], sizeof prep->lines[0]);
+        cp_prefetch_range(&hits->lines[i], sizeof hits->lines[0]);
+    }
+    if (k + AHEAD_SLOT < prep->n_kept)
+        cp_writer_prefetch_slot(inc, &prep->lines[prep->kept[k + AHEAD_SLOT]].key);
+    if (k + AHEAD_WRITER < prep->n_kept)
+        cp_writer_prefetch(inc, &prep->lines[prep->kept[k + AHEAD_WRITER]].key);
+}
+
 int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, const cp_hit_list *hits,
                               const cp_prepared *prep)
 {
     stream_scan *st = inc->scan;
     inc->bytes += len;
     inc->hit_lines += hits->n;
-    for (size_t i = 0; i < hits->n;) {
-        if (prep->lines[i].weight > 0) {
-            process_line(inc, st, data, &hits->lines[i], &prep->lines[i]);
-            i++;
-            continue;
+    size_t s = 0;   /* the next run of skipped lines */
+    for (size_t k = 0; k < prep->n_kept; k++) {
+        size_t i = prep->kept[k];
+        for (; s < prep->n_skips && prep->skips[s].from < i; s++) {
+            if (s + AHEAD_SKIP < prep->n_skips)
+                ask_for_run(prep, &prep->skips[s + AHEAD_SKIP]);
+            skip_run(inc, st, prep->lines, &prep->skips[s]);
         }
-        size_t end = i + 1;
-        while (end < hits->n && prep->lines[end].weight == 0)
-            end++;
-        skip_run(inc, st, prep->lines, i, end);
-        i = end;
+        look_ahead(inc, hits, prep, k);
+        process_line(inc, st, data, &hits->lines[i], prep, &prep->lines[i]);
     }
+    for (; s < prep->n_skips; s++)
+        skip_run(inc, st, prep->lines, &prep->skips[s]);
     inc->lines += hits->newlines;
     flush_progress(inc, st); /* the chunk's lines are valid until we return */
     return 0;

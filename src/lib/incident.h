@@ -94,10 +94,14 @@ typedef struct cp_writer {
     char key_kind;         /* the identity it is filed under (ranks.c) */
     int key_value;
     uint64_t key_host;
-    /* the last progress line of the current chunk, read at its end */
+    /* the last progress line of the current chunk, read at its end: its
+     * step as prepared (cp_prepare), or where that was not read, with
+     * the text and rule */
     const char *pending;
     size_t pending_len;
     uint32_t pending_rule;
+    bool pending_step_read, pending_has_step;
+    int64_t pending_step;
     cp_time pending_time;
 } cp_writer;
 
@@ -157,8 +161,13 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
 void cp_incident_end_stream(cp_incident *inc);
 void cp_incident_warn(cp_incident *inc, const char *path, const char *message);
 
-/* ranks.c: writers and identity. */
-int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream);
+/* ranks.c: writers and identity. The writer of a line with origin `o`
+ * in `stream` filed under `key` (cp_writer_key_of): found, or made. */
+int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream, const cp_writer_key *key);
+/* Prefetches for a later cp_writer_for with `key`: the index slot, and
+ * once that is in the cache (call this some lines later), the writer. */
+void cp_writer_prefetch_slot(const cp_incident *inc, const cp_writer_key *key);
+void cp_writer_prefetch(const cp_incident *inc, const cp_writer_key *key);
 /* A writer from another incident (its stream already remapped): merged
  * into the one with the same key, or appended. Returns its index or -1. */
 int cp_writer_adopt(cp_incident *inc, const cp_writer *w);

@@ -5,8 +5,11 @@
 #include "dbcache.h"
 #include "util/buf.h"
 #include "util/nlmap.h"
+#include "util/strutil.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +39,12 @@ struct cp_matcher {
     cp_scanner *own;           /* the scanner of cp_matcher_scan */
     uint32_t *hs_rule;         /* vectorscan expression id -> rule index */
     size_t n_hs;               /* `scan` of the rules that have one, else `match` */
-    pcre2_code **pattern_re;   /* pattern id (each `match`) -> PCRE2 code, when
-                                  it has named groups or confirms a `scan` */
-    bool *pattern_tried;       /* pattern id -> compilation attempted */
+    /* pattern id (each `match`) -> PCRE2 code, when it has named groups
+     * or confirms a `scan`: compiled on first use, by whichever thread
+     * needs it first (pattern_code) */
+    _Atomic(pcre2_code *) *pattern_re;
+    atomic_bool *pattern_tried; /* pattern id -> compilation attempted */
+    pthread_mutex_t *compile_lock;
     size_t *rule_first;        /* rule -> its first pattern id */
     size_t n_patterns;
     bool *confirm;             /* rule -> its `scan` hits need `match` on the scan threads */
@@ -233,11 +239,12 @@ done:
     return rc;
 }
 
-static pcre2_code *pattern_code(cp_matcher *m, const cp_rule *r, size_t j, size_t pid);
+static pcre2_code *pattern_code(const cp_matcher *m, const cp_rule *r, size_t j, size_t pid);
 static bool confirm_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rule, const char *line, size_t len);
 
-/* The `match` expressions that confirm `scan` hits, compiled now: the scan
- * threads use them (confirm_with) and must not compile lazily. */
+/* The `match` expressions that confirm `scan` hits, compiled now, so that
+ * a bad one is named when the catalog loads; the scan threads use them
+ * (confirm_with). */
 static int compile_scan_confirmations(cp_matcher *m, char *error, size_t error_len)
 {
     for (size_t i = 0; i < m->cat->n_rules; i++) {
@@ -273,15 +280,23 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     m->hs_rule = calloc(m->n_hs, sizeof *m->hs_rule);
     m->pattern_re = calloc(m->n_patterns + 1, sizeof *m->pattern_re);
     m->pattern_tried = calloc(m->n_patterns + 1, sizeof *m->pattern_tried);
+    for (size_t i = 0; m->pattern_re && m->pattern_tried && i <= m->n_patterns; i++) {
+        atomic_init(&m->pattern_re[i], NULL);
+        atomic_init(&m->pattern_tried[i], false);
+    }
+    if ((m->compile_lock = malloc(sizeof *m->compile_lock)) && pthread_mutex_init(m->compile_lock, NULL) != 0) {
+        free(m->compile_lock);
+        m->compile_lock = NULL;
+    }
     m->rule_first = calloc(cat->n_rules, sizeof *m->rule_first);
     for (size_t i = 0, pid = 0; m->rule_first && i < cat->n_rules; pid += cat->rules[i++].n_match)
         m->rule_first[i] = pid;
     m->frame_re = calloc(cat->n_rules, sizeof *m->frame_re);
     m->confirm = calloc(cat->n_rules, sizeof *m->confirm);
     m->md = pcre2_match_data_create(32, NULL);
-    if (!m->hs_rule || !m->confirm || !m->pattern_re || !m->pattern_tried || !m->rule_first || !m->frame_re || !m->md ||
-        compile_hs(m, error, error_len) != 0 || compile_pcre_parts(m, error, error_len) != 0 ||
-        compile_scan_confirmations(m, error, error_len) != 0) {
+    if (!m->hs_rule || !m->confirm || !m->pattern_re || !m->pattern_tried || !m->compile_lock || !m->rule_first ||
+        !m->frame_re || !m->md || compile_hs(m, error, error_len) != 0 ||
+        compile_pcre_parts(m, error, error_len) != 0 || compile_scan_confirmations(m, error, error_len) != 0) {
         cp_matcher_free(m);
         return -1;
     }
@@ -308,6 +323,9 @@ void cp_matcher_free(cp_matcher *m)
     free(m->frame_re);
     free(m->pattern_re);
     free(m->pattern_tried);
+    if (m->compile_lock)
+        pthread_mutex_destroy(m->compile_lock);
+    free(m->compile_lock);
     free(m->rule_first);
     free(m->confirm);
     free(m->hs_rule);
@@ -528,6 +546,8 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hi
     return 0;
 }
 
+/* A name is kept cut to fit, as snprintf would; copied by hand, since
+ * this runs for every capture of every hit line. */
 static void put_capture(cp_captures *out, const char *name, const char *v, size_t n)
 {
     for (int i = 0; i < out->n; i++)
@@ -536,7 +556,9 @@ static void put_capture(cp_captures *out, const char *name, const char *v, size_
     if (out->n >= CP_CAPTURE_MAX)
         return;
     cp_capture *c = &out->v[out->n++];
-    snprintf(c->name, sizeof c->name, "%s", name);
+    size_t k = strnlen(name, sizeof c->name - 1);
+    memcpy(c->name, name, k);
+    c->name[k] = '\0';
     if (n >= sizeof c->value)
         n = sizeof c->value - 1;
     memcpy(c->value, v, n);
@@ -562,27 +584,72 @@ static void collect_named(pcre2_code *re, pcre2_match_data *md, const char *line
 }
 
 /* PCRE2 code of a pattern that has named groups or confirms a `scan`,
- * compiled on first use. */
-static pcre2_code *pattern_code(cp_matcher *m, const cp_rule *r, size_t j, size_t pid)
+ * compiled on first use (most never hit in a given run). Any thread may
+ * ask: the first to need a code compiles it under the lock, and marks it
+ * tried after storing it, so one that sees it tried sees the code. The
+ * codes are a cache: this changes nothing else of a const matcher. */
+static pcre2_code *pattern_code(const cp_matcher *m, const cp_rule *r, size_t j, size_t pid)
 {
-    if (!m->pattern_re[pid] && !m->pattern_tried[pid]) {
-        m->pattern_tried[pid] = true;
+    if (atomic_load_explicit(&m->pattern_tried[pid], memory_order_acquire))
+        return atomic_load_explicit(&m->pattern_re[pid], memory_order_relaxed);
+    pthread_mutex_lock(m->compile_lock);
+    if (!atomic_load_explicit(&m->pattern_tried[pid], memory_order_relaxed)) {
         if (has_named_group(r->match[j]) || r->n_scan)
-            m->pattern_re[pid] = compile_pcre(r->match[j], r->nocase, NULL, 0, r);
+            atomic_store_explicit(&m->pattern_re[pid], compile_pcre(r->match[j], r->nocase, NULL, 0, r),
+                                  memory_order_relaxed);
+        atomic_store_explicit(&m->pattern_tried[pid], true, memory_order_release);
     }
-    return m->pattern_re[pid];
+    pthread_mutex_unlock(m->compile_lock);
+    return atomic_load_explicit(&m->pattern_re[pid], memory_order_relaxed);
 }
 
-int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t len, cp_captures *out)
+static int captures_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rule, const char *line, size_t len,
+                         cp_captures *out)
 {
     const cp_rule *r = &m->cat->rules[rule];
     size_t pid = m->rule_first[rule];
     for (size_t j = 0; j < r->n_match; j++, pid++) {
         pcre2_code *re = pattern_code(m, r, j, pid);
-        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, m->md, NULL) >= 0)
-            collect_named(re, m->md, line, out);
+        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0)
+            collect_named(re, md, line, out);
     }
     return out->n;
+}
+
+int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t len, cp_captures *out)
+{
+    return captures_with(m, m->md, rule, line, len, out);
+}
+
+int cp_scanner_captures(cp_scanner *sc, uint32_t rule, const char *line, size_t len, cp_captures *out)
+{
+    return captures_with(sc->m, sc->md, rule, line, len, out);
+}
+
+/* The same reading as cp_matcher_captures with this thread's match data.
+ * It stops at the first expression that gives a step: the first value of
+ * a name wins, so the later ones could not change it. */
+bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step)
+{
+    const cp_matcher *m = sc->m;
+    const cp_rule *r = &m->cat->rules[rule];
+    size_t pid = m->rule_first[rule];
+    cp_captures caps;
+    caps.n = 0;
+    const char *s = NULL;
+    for (size_t j = 0; j < r->n_match && !s; j++, pid++) {
+        pcre2_code *re = pattern_code(m, r, j, pid);
+        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, sc->md, NULL) >= 0) {
+            collect_named(re, sc->md, line, &caps);
+            s = cp_captures_get(&caps, "step");
+        }
+    }
+    return s && cp_parse_i64(s, step);
+}
+
+cp_scanner *cp_matcher_scanner(cp_matcher *m)
+{
+    return m->own;
 }
 
 int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len)
@@ -591,9 +658,12 @@ int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len)
         const cp_rule *r = &m->cat->rules[i];
         for (size_t j = 0; j < r->n_match; j++) {
             size_t pid = m->rule_first[i] + j;
-            if ((has_named_group(r->match[j]) || r->n_scan) && !m->pattern_re[pid] &&
-                !(m->pattern_re[pid] = compile_pcre(r->match[j], r->nocase, error, error_len, r)))
-                return -1;
+            if ((has_named_group(r->match[j]) || r->n_scan) && !m->pattern_re[pid]) {
+                pcre2_code *re = compile_pcre(r->match[j], r->nocase, error, error_len, r);
+                if (!re)
+                    return -1;
+                m->pattern_re[pid] = re;
+            }
             m->pattern_tried[pid] = true;
         }
     }
@@ -610,7 +680,7 @@ static bool confirm_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rul
         return true;
     size_t pid = m->rule_first[rule];
     for (size_t j = 0; j < r->n_match; j++, pid++) {
-        pcre2_code *re = m->pattern_re[pid];
+        pcre2_code *re = atomic_load_explicit(&m->pattern_re[pid], memory_order_relaxed);
         if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0)
             return true;
     }

@@ -69,6 +69,21 @@ int cp_scanner_scan(cp_scanner *sc, const char *data, size_t len, cp_hit_list *h
  * that have named groups, first value of a name wins). Returns the count. */
 int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t len, cp_captures *out);
 
+/* The same on a scanner's thread: threads that read captures at once use
+ * a scanner each (the matcher compiles the codes they share once, for
+ * whichever thread needs one first), so captures are read where a line is
+ * prepared (prepare.c). */
+int cp_scanner_captures(cp_scanner *sc, uint32_t rule, const char *line, size_t len, cp_captures *out);
+
+/* The `step` a progress rule captures on a line, as cp_scanner_captures,
+ * cp_captures_get and cp_parse_i64 would read it; false when there is
+ * none. */
+bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step);
+
+/* The matcher's own scanner (cp_matcher_scan's), for work on the thread
+ * that scans with cp_matcher_scan. */
+cp_scanner *cp_matcher_scanner(cp_matcher *m);
+
 /* Compiles every expression PCRE2 would otherwise compile on first use,
  * to check them all (culprit rules --check). Returns 0 or -1 with error. */
 int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len);

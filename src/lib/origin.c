@@ -1,7 +1,10 @@
 /* origin.c - the origin of a log line: unknown values and merging. */
 #include "origin.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+#include "util/strutil.h"
 
 /* Copied whole: one block copy is cheaper than a clear and five stores,
  * and cp_prepare initialises an origin for every line it keeps. */
@@ -41,4 +44,64 @@ void cp_origin_merge(cp_origin *into, const cp_origin *from)
         }
         into->host[k] = '\0';
     }
+}
+
+/* The best field of an origin: its kind, and its value in *value. */
+static char key_field(const cp_origin *o, int stream, int32_t *value)
+{
+    if (o->rank >= 0) {
+        *value = o->rank;
+        return 'r';
+    }
+    if (o->local_rank >= 0) {
+        *value = o->local_rank;
+        return 'l';
+    }
+    if (o->pid >= 0) {
+        *value = o->pid;
+        return 'p';
+    }
+    if (o->task >= 0) {
+        *value = o->task;
+        return 't';
+    }
+    *value = stream;
+    return 's';
+}
+
+/* Whether a key of this kind names the host too. */
+static bool keyed_by_host(char kind)
+{
+    return kind == 'l' || kind == 'p';
+}
+
+uint64_t cp_writer_host_hash(const char *host)
+{
+    return cp_hash_str(CP_HASH_SEED, host);
+}
+
+uint64_t cp_writer_key_hash(char kind, int32_t value, uint64_t host_hash)
+{
+    uint64_t h = CP_HASH_SEED ^ (uint64_t)(unsigned char)kind;
+    h = cp_hash_step(cp_hash_step(h, (uint32_t)value), host_hash);
+    return h ? h : 1;
+}
+
+void cp_writer_key_of(const cp_origin *o, int stream, cp_writer_key *out)
+{
+    out->kind = key_field(o, stream, &out->value);
+    out->host_hash = cp_writer_host_hash(keyed_by_host(out->kind) ? o->host : "");
+    out->hash = cp_writer_key_hash(out->kind, out->value, out->host_hash);
+}
+
+void cp_writer_key_reuse(const cp_origin *o, int stream, const cp_writer_key *guess, const cp_origin *guessed,
+                         cp_writer_key *out)
+{
+    int32_t value;
+    char kind = key_field(o, stream, &value);
+    if (kind == guess->kind && value == guess->value &&
+        (!keyed_by_host(kind) || strcmp(o->host, guessed->host) == 0))
+        *out = *guess;
+    else
+        cp_writer_key_of(o, stream, out);
 }

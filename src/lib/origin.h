@@ -41,6 +41,32 @@ typedef struct cp_origin {
     char host[CP_HOST_MAX]; /* "" unknown */
 } cp_origin;
 
+/* The identity a writer is filed under (ranks.c): the best field a line
+ * gives, with the hashes the writer index needs. It lives here, apart from
+ * the incident, so that cp_prepare can work it out on the scan threads
+ * for the serial part to reuse (and to look ahead with). */
+typedef struct cp_writer_key {
+    uint64_t hash;       /* of kind, value and host_hash: the index's */
+    uint64_t host_hash;  /* of the host for 'l' and 'p', of "" for the others */
+    int32_t value;       /* the rank, local rank, pid, task or stream */
+    char kind;           /* 'r' rank, 'l' host + local rank, 'p' host + pid,
+                            't' Slurm task, 's' stream; 0 none */
+} cp_writer_key;
+
+/* The key of a line with origin `o` in stream `stream`. */
+void cp_writer_key_of(const cp_origin *o, int stream, cp_writer_key *out);
+
+/* The same, taking `guess` (the key cp_writer_key_of gave for the origin
+ * `guessed`) when it is the key of `o` too, which spares hashing again. */
+void cp_writer_key_reuse(const cp_origin *o, int stream, const cp_writer_key *guess, const cp_origin *guessed,
+                         cp_writer_key *out);
+
+/* The hash cp_writer_key_of gives a host name (key_host in a writer). */
+uint64_t cp_writer_host_hash(const char *host);
+
+/* The index hash of a key's kind, value and host hash. */
+uint64_t cp_writer_key_hash(char kind, int32_t value, uint64_t host_hash);
+
 /* Sets every field to unknown. */
 void cp_origin_init(cp_origin *o);
 

@@ -80,7 +80,7 @@ static int prepare(cp_pipeline *p, cp_scanner *sc, slot *s)
 {
     if (cp_scanner_scan(sc, s->data, s->len, &s->hits) != 0)
         return -1;
-    return cp_prepare(p->inc->cat, s->data, s->first_line, &s->hits, p->inc->thin, &s->prep);
+    return cp_prepare(p->inc->cat, sc, s->data, s->first_line, &s->hits, p->inc->thin, &s->prep);
 }
 
 static int apply_op(cp_pipeline *p, const op *o, slot *s)

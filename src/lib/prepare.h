@@ -16,6 +16,13 @@
  * see exactly what a line-by-line pass would. Lines that are not progress
  * end a run; bare progress lines (no level, no time: they may inherit the
  * identity of the line before) are kept and not grouped.
+ *
+ * Also here, off the serial part: the step of each kept progress line
+ * (a writer's last one in a chunk sets its progress: events.c), the
+ * writer key of each kept line as far as its own prefixes give it, which
+ * the incident reuses and looks ahead with, and the display text and the
+ * captures of each line that is not only progress (read while the line is
+ * in the cache).
  */
 #ifndef CULPRIT_PREPARE_H
 #define CULPRIT_PREPARE_H
@@ -32,13 +39,43 @@
 typedef struct cp_line_prep {
     cp_origin parsed;  /* what the line's own prefixes say (cp_frame_parse
                           over an all-unknown origin) */
+    cp_writer_key key; /* the writer key `parsed` gives (kind 0: the line
+                          is skipped); the incident takes it when the
+                          line's origin has the same key */
     uint64_t no;       /* line number in its stream */
+    int64_t step;      /* its progress step, when has_step */
+    size_t display;    /* 1 + the offset of its display text in
+                          cp_prepared.text, its captures after it; 0:
+                          none (cp_prepared_display, cp_prepared_captures) */
     uint32_t weight;   /* hit lines it stands for; 0: skip it */
+    bool superseded;   /* a later kept line has its writer: it cannot be
+                          its writer's last progress line in the chunk */
+    bool step_read;    /* step and has_step hold its progress rule's step:
+                          read for each kept progress line not superseded */
+    bool has_step;
 } cp_line_prep;
+
+/* A run of skipped lines (weight 0), [from, to): the incident moves the
+ * stream's clock and "line before" state over it at once (events.c), and
+ * reads only the lines named here. */
+enum { CP_SKIP_UNTIMED = UINT32_MAX };
+
+typedef struct cp_skip {
+    uint32_t from, to;
+    uint32_t first_timed, last_timed; /* its first and last line with a time
+                                         of its own; CP_SKIP_UNTIMED: none */
+} cp_skip;
 
 typedef struct cp_prepared {
     cp_line_prep *lines;
     size_t n, cap;
+    /* per chunk, for the incident (cp_incident_feed_prepared) */
+    size_t *kept;              /* the lines of weight > 0, in order */
+    size_t n_kept;
+    cp_skip *skips;            /* the runs of the others, in order */
+    size_t n_skips, cap_skips;
+    uint8_t *flags;            /* per line, what it is (prepare.c) */
+    struct line_scratch *scratch; /* per line, for thinning (prepare.c) */
     /* thinning scratch, reused across chunks */
     struct prep_key *keys;
     size_t cap_keys, keys_used;
@@ -47,18 +84,40 @@ typedef struct cp_prepared {
     char (*host_names)[CP_HOST_MAX];
     size_t n_hosts;
     uint32_t host_generation;
-    bool *grouped;             /* per line: progress, not bare */
-    size_t cap_grouped;
     uint32_t generation;
+    uint64_t *later;           /* writer keys seen later in the chunk (their hashes) */
+    size_t cap_later, n_later;
+    /* per chunk, for the incident: the display texts of the lines that
+     * are not only progress (each at most its line and 5 bytes) and
+     * their captures (at most CP_CAPTURE_MAX parts of the line each) */
+    char *text;
+    size_t text_len, text_cap;
 } cp_prepared;
+
+/* The bytes of a line kept for display (evidence, frames, phase lines). */
+enum { CP_DISPLAY_MAX = 600 };
+
+/* The display text of a line that hit a rule other than a progress
+ * rule, as cp_display_line(line, len, CP_DISPLAY_MAX) gives it; NULL for
+ * the others. Valid as long as `p` is unchanged. */
+static inline const char *cp_prepared_display(const cp_prepared *p, const cp_line_prep *lp)
+{
+    return lp->display ? p->text + lp->display - 1 : NULL;
+}
+
+/* The captures of every rule that hit such a line, as cp_matcher_captures
+ * gives them rule by rule, in the line's rule order, into *out (cleared
+ * first); none for the others. */
+void cp_prepared_captures(const cp_prepared *p, const cp_line_prep *lp, cp_captures *out);
 
 /* Prepares the hit lines of a chunk whose first line is `first_line`;
  * `hits` must come from scanning this very chunk (cp_scanner_scan), which
- * numbered its lines and counted its newlines.
+ * numbered its lines and counted its newlines. `sc` is the calling
+ * thread's scanner (it reads steps and captures).
  * `out` is reused (cleared first). With `thin` false every line keeps
  * weight 1. Returns 0, or -1 when out of memory. */
-int cp_prepare(const cp_catalog *cat, const char *data, uint64_t first_line, const cp_hit_list *hits, bool thin,
-               cp_prepared *out);
+int cp_prepare(const cp_catalog *cat, cp_scanner *sc, const char *data, uint64_t first_line,
+               const cp_hit_list *hits, bool thin, cp_prepared *out);
 void cp_prepared_free(cp_prepared *p);
 
 #endif

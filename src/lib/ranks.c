@@ -14,6 +14,7 @@
 
 #include "incident.h"
 #include "util/buf.h"
+#include "util/prefetch.h"
 #include "util/strutil.h"
 
 enum { MAX_WRITERS = 1 << 20, MAX_FACTS = 1 << 20 };
@@ -29,38 +30,9 @@ typedef struct windex {
     size_t used;
 } windex;
 
-/* A writer's identity key: the best field a line gives (see
- * incident.h), hashed without formatting, which this runs once per matched
- * line. */
-typedef struct wkey {
-    char kind;          /* 'r' rank, 'l' host+local rank, 'p' host+pid, 't' task, 's' stream */
-    int value;
-    const char *host;   /* for 'l' and 'p' */
-} wkey;
-
-static wkey key_of(const cp_origin *o, int stream)
-{
-    if (o->rank >= 0)
-        return (wkey){'r', o->rank, ""};
-    if (o->local_rank >= 0)
-        return (wkey){'l', o->local_rank, o->host};
-    if (o->pid >= 0)
-        return (wkey){'p', o->pid, o->host};
-    if (o->task >= 0)
-        return (wkey){'t', o->task, ""};
-    return (wkey){'s', stream, ""};
-}
-
-static uint64_t key_hash(const wkey *k)
-{
-    uint64_t h = CP_HASH_SEED ^ (uint64_t)(unsigned char)k->kind;
-    h = cp_hash_str(cp_hash_step(h, (uint32_t)k->value), k->host);
-    return h ? h : 1;
-}
-
 static uint64_t host_hash(const char *host)
 {
-    return cp_hash_str(CP_HASH_SEED, host);
+    return cp_writer_host_hash(host);
 }
 
 static int index_grow(windex *ix)
@@ -160,14 +132,12 @@ static void index_put(windex *ix, size_t j, uint64_t h, int entry)
     ix->used++;
 }
 
-int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
+int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream, const cp_writer_key *key)
 {
     windex *ix = index_ready(&inc->writer_index);
     if (!ix)
         return -1;
-    wkey key = key_of(o, stream);
-    uint64_t h = key_hash(&key), key_host = host_hash(key.host);
-    size_t j = index_find(ix, inc->writers, h, key.kind, key.value, key_host);
+    size_t j = index_find(ix, inc->writers, key->hash, key->kind, key->value, key->host_hash);
     if (ix->slots[j].entry >= 0) {
         writer_learn(&inc->writers[ix->slots[j].entry], o);
         return ix->slots[j].entry;
@@ -175,11 +145,32 @@ int cp_writer_for(cp_incident *inc, const cp_origin *o, int stream)
     int wi = writer_new(inc, o, stream);
     if (wi < 0)
         return -1;
-    inc->writers[wi].key_kind = key.kind;
-    inc->writers[wi].key_value = key.value;
-    inc->writers[wi].key_host = key_host;
-    index_put(ix, j, h, wi);
+    inc->writers[wi].key_kind = key->kind;
+    inc->writers[wi].key_value = key->value;
+    inc->writers[wi].key_host = key->host_hash;
+    index_put(ix, j, key->hash, wi);
     return wi;
+}
+
+/* Asks the CPU for what looking up `key` will read, some lines ahead of
+ * the serial pass: at thousands of ranks the index and the writers do
+ * not stay in the cache, and every line waited for both. */
+void cp_writer_prefetch_slot(const cp_incident *inc, const cp_writer_key *key)
+{
+    const windex *ix = inc->writer_index;
+    if (ix && ix->cap)
+        cp_prefetch_range(&ix->slots[key->hash & (ix->cap - 1)], sizeof(slot));
+}
+
+void cp_writer_prefetch(const cp_incident *inc, const cp_writer_key *key)
+{
+    const windex *ix = inc->writer_index;
+    if (!ix || !ix->cap)
+        return;
+    const slot *s = &ix->slots[key->hash & (ix->cap - 1)];
+    if (s->entry < 0 || s->hash != key->hash)
+        return;
+    cp_prefetch_range(&inc->writers[s->entry], sizeof(cp_writer));
 }
 
 /* Files a writer scanned elsewhere (a node summary, summary.c) under its
@@ -191,9 +182,10 @@ int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
     windex *ix = index_ready(&inc->writer_index);
     if (!ix)
         return -1;
+    /* the index hash takes the host only when it is the writer's (as the
+     * scan would have hashed it) */
     bool keyed_host = (w->key_kind == 'l' || w->key_kind == 'p') && host_hash(w->id.host) == w->key_host;
-    wkey key = {w->key_kind, w->key_value, keyed_host ? w->id.host : ""};
-    uint64_t h = key_hash(&key);
+    uint64_t h = cp_writer_key_hash(w->key_kind, w->key_value, keyed_host ? w->key_host : host_hash(""));
     size_t j = index_find(ix, inc->writers, h, w->key_kind, w->key_value, w->key_host);
     if (ix->slots[j].entry >= 0) {
         cp_writer *x = &inc->writers[ix->slots[j].entry];

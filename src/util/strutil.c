@@ -52,19 +52,37 @@ static size_t utf8_len(const char *s, size_t n)
     return len;
 }
 
-/* Whether the 8 bytes at p are all printable ASCII (0x20..0x7e), which
- * a display copy takes as they are. SWAR: "has a byte below 0x20" and
- * "has a zero byte" (after xor with 0x7f) are exact as yes/no answers. */
-static bool plain8(const char *p)
+char *cp_display_line(const char *line, size_t len, size_t max)
 {
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t w, x;
-    memcpy(&w, p, 8);
-    x = w ^ (ones * 0x7f);
-    return ((w & highs) | ((w - ones * 0x20) & ~w & highs) | ((x - ones) & ~x & highs)) == 0;
+    char *out = malloc((len < max ? len : max) + 4);
+    if (out)
+        cp_display_into(out, line, len, max);
+    return out;
 }
 
-char *cp_display_line(const char *line, size_t len, size_t max)
+/* The length of the run of printable ASCII bytes (0x20-0x7e) that s[0, n)
+ * starts with: the bulk of a log line, which display copies as it is.
+ * Eight bytes at a time: a byte below 0x20 borrows into its top bit when
+ * 0x20 is taken from it, 0x7f carries into it when 1 is added, and any
+ * byte from 0x80 has it set; the lowest such byte gets no borrow or carry
+ * from the printable bytes below it, so a word without any is all
+ * printable and one with any is not. */
+static size_t printable_prefix(const char *s, size_t n)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), tops = UINT64_C(0x8080808080808080);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (((x - 0x20 * ones) | (x + ones) | x) & tops)
+            break;
+    }
+    while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
+        i++;
+    return i;
+}
+
+size_t cp_display_into(char *out, const char *line, size_t len, size_t max)
 {
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
         len--;
@@ -76,20 +94,16 @@ char *cp_display_line(const char *line, size_t len, size_t max)
         line = cr + 1;
     }
     size_t cap = len < max ? len : max;
-    char *out = malloc(cap + 4);
-    if (!out)
-        return NULL;
     size_t o = 0, i = 0;
     bool cut = false;
     while (i < len && !(cut = o >= cap)) {
-        /* plain text (nearly all of a log line) goes 8 bytes at a time */
-        while (i + 8 <= len && o + 8 <= cap && plain8(line + i)) {
-            memcpy(out + o, line + i, 8);
-            i += 8;
-            o += 8;
+        size_t run = printable_prefix(line + i, (len - i < cap - o ? len - i : cap - o));
+        if (run) {
+            memcpy(out + o, line + i, run);
+            o += run;
+            i += run;
+            continue;
         }
-        if (i >= len || (cut = o >= cap))
-            break;
         unsigned char c = (unsigned char)line[i];
         if (c == 0x1b) {
             i += ansi_len(line + i, len - i);
@@ -122,7 +136,7 @@ char *cp_display_line(const char *line, size_t len, size_t max)
     while (o > 0 && isspace((unsigned char)out[o - 1]))
         o--;
     out[o] = '\0';
-    return out;
+    return o;
 }
 
 char *cp_trim(char *s)

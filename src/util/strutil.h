@@ -13,6 +13,9 @@ char *cp_strdup(const char *s);
  * removed, control bytes turned into spaces, text after the last '\r'
  * (progress bars) kept, trailing whitespace trimmed. Caller frees. */
 char *cp_display_line(const char *line, size_t len, size_t max);
+/* The same into `out`, which has room for min(len, max) + 4 bytes;
+ * returns the length written (a NUL follows). */
+size_t cp_display_into(char *out, const char *line, size_t len, size_t max);
 /* Trims leading and trailing whitespace in place; returns s. */
 char *cp_trim(char *s);
 /* Parses a decimal integer (optional sign); returns false if none. */

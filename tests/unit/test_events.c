@@ -420,6 +420,30 @@ static void traceback_under_progress_line_has_no_rank(void **state)
     assert_true(rank3_progress);
 }
 
+/* Two hosts' progress lines in one torchrun log folder: the path gives
+ * the local rank, the pdsh prefix the host, so they are two writers,
+ * though their own prefixes name no process. The scan threads read the
+ * step of only the last such line of the chunk; the first host's step is
+ * read on the serial side, and each host gets its own. */
+static void progress_steps_of_writers_the_prefixes_do_not_name(void **state)
+{
+    cp_incident *inc = *state;
+    scan_one(inc, "job/attempt_0/3/stderr.log",
+             "node1: [2026-11-29 16:19:56,758][INFO] step=5 loss=1.0\n"
+             "node2: [2026-11-29 16:19:56,759][INFO] step=7 loss=1.0\n");
+    int64_t steps[2] = {-1, -1};
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        assert_int_equal(w->id.local_rank, 3);
+        if (strcmp(w->id.host, "node1") == 0)
+            steps[0] = w->last_step;
+        if (strcmp(w->id.host, "node2") == 0)
+            steps[1] = w->last_step;
+    }
+    assert_int_equal(steps[0], 5);
+    assert_int_equal(steps[1], 7);
+}
+
 /* real-07 (without the pdsh prefix): torchrun SIGTERMs the straggler, whose
  * faulthandler prints where it was. */
 static const char sigterm_stack_text[] =
@@ -959,6 +983,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(big_chunk_traceback_at_end, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(traceback_split_across_feeds, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(identity_inherited_across_feeds, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(progress_steps_of_writers_the_prefixes_do_not_name, new_incident,
+                                        free_incident),
     };
     return cmocka_run_group_tests(tests, harness_load_catalog, harness_free_catalog);
 }

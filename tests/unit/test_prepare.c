@@ -15,6 +15,7 @@
 #include "catalog.h"
 #include "matcher.h"
 #include "prepare.h"
+#include "util/strutil.h"
 
 typedef struct fixture {
     cp_catalog cat;
@@ -73,7 +74,7 @@ static const char chunk[] =
 static void scan_and_prepare(fixture *fx, bool thin)
 {
     assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
-    assert_int_equal(cp_prepare(&fx->cat, chunk, 100, &fx->hits, thin, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), chunk, 100, &fx->hits, thin, &fx->prep), 0);
     assert_int_equal(fx->prep.n, fx->hits.n);
 }
 
@@ -113,6 +114,22 @@ static void test_thinning_keeps_first_and_last_per_writer(void **state)
         total += fx->prep.lines[i].weight;
     }
     assert_int_equal(total, fx->hits.n); /* hit counts stay exact */
+    /* the skipped lines, as runs; the others, as the kept list */
+    assert_int_equal(fx->prep.n_skips, 3);
+    static const uint32_t want_skips[][2] = {{2, 3}, {4, 5}, {9, 10}};
+    for (size_t r = 0; r < 3; r++) {
+        const cp_skip *sk = &fx->prep.skips[r];
+        assert_int_equal(sk->from, want_skips[r][0]);
+        assert_int_equal(sk->to, want_skips[r][1]);
+        assert_int_equal(sk->first_timed, sk->from); /* each line has its time */
+        assert_int_equal(sk->last_timed, sk->to - 1);
+    }
+    assert_int_equal(fx->prep.n_kept, fx->prep.n - 3);
+    for (size_t k = 0, i = 0; k < fx->prep.n_kept; k++, i++) {
+        while (fx->prep.lines[i].weight == 0)
+            i++;
+        assert_int_equal(fx->prep.kept[k], i);
+    }
 }
 
 static void test_thinning_a_longer_run(void **state)
@@ -122,7 +139,7 @@ static void test_thinning_a_longer_run(void **state)
     static const char three[] = STEP(" 1", "9", "01", "1") STEP(" 1", "9", "02", "2") STEP(" 1", "9", "03", "3")
         STEP(" 1", "9", "04", "4");
     assert_int_equal(cp_matcher_scan(fx->m, three, strlen(three), &fx->hits), 0);
-    assert_int_equal(cp_prepare(&fx->cat, three, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), three, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.n, 4);
     assert_int_equal(fx->prep.lines[0].weight, 1);
     assert_int_equal(fx->prep.lines[1].weight, 0);
@@ -157,7 +174,7 @@ static void test_thinning_more_writers_than_the_table(void **state)
     char *text = progress_rounds(RANKS, ROUNDS, &len);
     assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
     assert_int_equal(fx->hits.n, RANKS * ROUNDS);
-    assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     uint64_t total = 0;
     for (size_t i = 0; i < fx->prep.n; i++)
         total += fx->prep.lines[i].weight;
@@ -182,10 +199,10 @@ static void test_thinning_table_grows_to_the_writers(void **state)
     char *text = progress_rounds(RANKS, ROUNDS, &len);
     assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
     size_t last_middle = (size_t)RANKS + RANKS - 1;   /* the last rank's second line */
-    assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.lines[last_middle].weight, 1);
     for (int again = 0; again < 8 && fx->prep.lines[last_middle].weight != 0; again++)
-        assert_int_equal(cp_prepare(&fx->cat, text, 1, &fx->hits, true, &fx->prep), 0);
+        assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.lines[last_middle].weight, 0);
     assert_int_equal(fx->prep.lines[2 * RANKS + RANKS - 1].weight, 2);
     uint64_t total = 0;
@@ -193,6 +210,117 @@ static void test_thinning_table_grows_to_the_writers(void **state)
         total += fx->prep.lines[i].weight;
     assert_int_equal(total, RANKS * ROUNDS);
     free(text);
+}
+
+/* Steps are read for the lines that can be a writer's last progress line
+ * in the chunk: of the lines that are only progress and not bare, the
+ * last kept one of each writer key; bare lines always. */
+static void test_steps_of_each_writers_last_line(void **state)
+{
+    fixture *fx = *state;
+    scan_and_prepare(fx, true);
+    /* hit index:                          1  2  3  4  6  7  8  9 10 11 12 (line) */
+    static const bool want_read[] = {0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1};
+    static const int64_t want_step[] = {0, 0, 0, 12, 0, 11, 0, 0, 0, 0, 16};
+    for (size_t i = 0; i < fx->prep.n; i++) {
+        const cp_line_prep *lp = &fx->prep.lines[i];
+        if (lp->step_read != want_read[i])
+            fail_msg("hit %zu (line %llu): step read %d", i, (unsigned long long)lp->no, lp->step_read);
+        if (lp->step_read) {
+            assert_true(lp->has_step);
+            assert_int_equal(lp->step, want_step[i]);
+        }
+    }
+    /* rank 3's earlier kept lines (1, 8, 10) stand aside for line 12 */
+    assert_true(fx->prep.lines[0].superseded);
+    assert_true(fx->prep.lines[6].superseded);
+    assert_true(fx->prep.lines[8].superseded);
+    assert_false(fx->prep.lines[10].superseded);
+    /* every kept line has the key its prefixes give */
+    assert_int_equal(fx->prep.lines[0].key.kind, 'r');
+    assert_int_equal(fx->prep.lines[0].key.value, 3);
+}
+
+/* cp_scanner_step reads what the serial captures would. */
+static void test_step_reads_as_the_captures(void **state)
+{
+    fixture *fx = *state;
+    static const char *const lines[] = {
+        "1: [rank9]:[2024-11-02 18:41:44,845] [INFO] [train.py:287:train] step 8/2000 | loss 2.2612",
+        "[2026-11-29 16:19:53,021][INFO][rank 0/4] step=1 loss=1.4085",
+        " iteration      100/   50000 | consumed samples:        51200",
+        "0: [rank0]: 23%|##        | 470/2000 [33:25<1:48:49,  4.27s/it]",
+        "192.168.12.21: {'loss': 0.2411, 'grad_norm': 0.30, 'learning_rate': 9.8e-06, 'epoch': 0.4}",
+        "Global_Step: 99999999999999999999999 overflows",
+        "steps: none here",
+    };
+    int checked = 0;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        const char *line = lines[i];
+        assert_int_equal(cp_matcher_scan(fx->m, line, strlen(line), &fx->hits), 0);
+        for (size_t h = 0; h < fx->hits.n; h++) {
+            const cp_line_hits *lh = &fx->hits.lines[h];
+            for (uint32_t k = 0; k < lh->n_rules; k++) {
+                uint32_t rule = lh->rules[k];
+                if (fx->cat.rules[rule].role != CP_ROLE_PROGRESS)
+                    continue;
+                cp_captures caps;
+                caps.n = 0;
+                cp_matcher_captures(fx->m, rule, line, strlen(line), &caps);
+                const char *s = cp_captures_get(&caps, "step");
+                int64_t want = 0, got = 0;
+                bool want_ok = s && cp_parse_i64(s, &want);
+                bool ok = cp_scanner_step(cp_matcher_scanner(fx->m), rule, line, strlen(line), &got);
+                if (ok != want_ok || (ok && got != want))
+                    fail_msg("%s: step %d %lld, captures %d %lld", line, ok, (long long)got, want_ok,
+                             (long long)want);
+                checked++;
+            }
+        }
+    }
+    assert_true(checked >= 6);
+}
+
+/* The captures prepared for a line are what the matcher gives for its
+ * rules one by one; lines that are only progress have none. */
+static void test_captures_as_the_matcher(void **state)
+{
+    fixture *fx = *state;
+    static const char text[] =
+        "[default6]:node002:5117:5356 [6] NCCL INFO ncclCommInitRank comm 0x55de5ef0643e rank 14 nranks 16 cudaDev 6 "
+        "nvmlDev 6 busId ba000 commId 0xfbf0dc991af1f5e0 - Init START\n"
+        "[rank1]:   File \"/usr/local/lib/python3.11/dist-packages/deepspeed/runtime/engine.py\", line 284, in step\n"
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+        STEP(" 0", "3", "40", "10")
+        "Process 28696: /usr/bin/python3 -u train.py --config cfg.yaml\n"
+        "  0: [rank0]:[2025-02-20 03:24:49,054] [INFO] [logging.py:96:log_dist] [Rank 0] step=630, skipped=4\n";
+    assert_int_equal(cp_matcher_scan(fx->m, text, strlen(text), &fx->hits), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
+    int with_captures = 0;
+    for (size_t i = 0; i < fx->prep.n; i++) {
+        const cp_line_hits *h = &fx->hits.lines[i];
+        bool only_progress = true;
+        cp_captures want, got;
+        want.n = 0;
+        for (uint32_t k = 0; k < h->n_rules; k++) {
+            only_progress &= fx->cat.rules[h->rules[k]].role == CP_ROLE_PROGRESS;
+            cp_matcher_captures(fx->m, h->rules[k], text + h->start, h->len, &want);
+        }
+        cp_prepared_captures(&fx->prep, &fx->prep.lines[i], &got);
+        if (only_progress) {
+            assert_int_equal(got.n, 0);
+            assert_null(cp_prepared_display(&fx->prep, &fx->prep.lines[i]));
+            continue;
+        }
+        assert_non_null(cp_prepared_display(&fx->prep, &fx->prep.lines[i]));
+        assert_int_equal(got.n, want.n);
+        for (int c = 0; c < want.n; c++) {
+            assert_string_equal(got.v[c].name, want.v[c].name);
+            assert_string_equal(got.v[c].value, want.v[c].value);
+        }
+        with_captures += want.n > 0;
+    }
+    assert_true(with_captures >= 3);
 }
 
 int main(void)
@@ -203,6 +331,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_thinning_a_longer_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinning_more_writers_than_the_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinning_table_grows_to_the_writers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_steps_of_each_writers_last_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_step_reads_as_the_captures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_captures_as_the_matcher, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
