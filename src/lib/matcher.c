@@ -50,6 +50,7 @@ struct cp_matcher {
     bool *confirm;             /* rule -> its `scan` hits need `match` on the scan threads */
     bool any_confirm;
     pcre2_code ***frame_re;    /* rule -> if_frame expressions */
+    bool *frame_jit;           /* rule -> its if_frame expressions are JIT compiled */
     pcre2_match_data *md;
 };
 
@@ -75,16 +76,20 @@ static pcre2_code *compile_plain(const char *re, bool nocase, char *error, size_
     return p;
 }
 
-/* For expressions run on many lines. JIT compiling one costs about 0.1 ms
- * of start-up, so the rarely run if_frame checks stay interpreted. */
-static pcre2_code *compile_pcre(const char *re, bool nocase, char *error, size_t error_len, const cp_rule *r)
+static void jit(pcre2_code *p)
 {
-    pcre2_code *p = compile_plain(re, nocase, error, error_len, r);
     /* Valgrind cannot follow JIT-compiled code (false reports), so the
      * memcheck jobs run with CULPRIT_PCRE2_NO_JIT=1. */
     const char *no_jit = getenv("CULPRIT_PCRE2_NO_JIT");
     if (p && (!no_jit || !*no_jit || *no_jit == '0'))
         pcre2_jit_compile(p, PCRE2_JIT_COMPLETE);
+}
+
+/* For expressions run on many lines. */
+static pcre2_code *compile_pcre(const char *re, bool nocase, char *error, size_t error_len, const cp_rule *r)
+{
+    pcre2_code *p = compile_plain(re, nocase, error, error_len, r);
+    jit(p);
     return p;
 }
 
@@ -117,7 +122,8 @@ static size_t count_hs(const cp_catalog *cat)
 /* The expressions with captures are compiled by PCRE2 only when a line
  * first needs them (most never hit in a given run); if_frame expressions
  * exist only for PCRE2, so they are compiled now, which also checks them.
- * They run once per candidate error of an event: no JIT. */
+ * JIT compiling costs about 0.1 ms each, so a rule's are JIT compiled
+ * when an event first asks (cp_matcher_if_frame). */
 static int compile_pcre_parts(cp_matcher *m, char *error, size_t error_len)
 {
     const cp_catalog *cat = m->cat;
@@ -292,10 +298,11 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     for (size_t i = 0, pid = 0; m->rule_first && i < cat->n_rules; pid += cat->rules[i++].n_match)
         m->rule_first[i] = pid;
     m->frame_re = calloc(cat->n_rules, sizeof *m->frame_re);
+    m->frame_jit = calloc(cat->n_rules, sizeof *m->frame_jit);
     m->confirm = calloc(cat->n_rules, sizeof *m->confirm);
     m->md = pcre2_match_data_create(32, NULL);
     if (!m->hs_rule || !m->confirm || !m->pattern_re || !m->pattern_tried || !m->compile_lock || !m->rule_first ||
-        !m->frame_re || !m->md || compile_hs(m, error, error_len) != 0 ||
+        !m->frame_re || !m->frame_jit || !m->md || compile_hs(m, error, error_len) != 0 ||
         compile_pcre_parts(m, error, error_len) != 0 || compile_scan_confirmations(m, error, error_len) != 0) {
         cp_matcher_free(m);
         return -1;
@@ -321,6 +328,7 @@ void cp_matcher_free(cp_matcher *m)
         free(m->frame_re[i]);
     }
     free(m->frame_re);
+    free(m->frame_jit);
     free(m->pattern_re);
     free(m->pattern_tried);
     if (m->compile_lock)
@@ -710,6 +718,11 @@ bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t
     const cp_rule *r = &m->cat->rules[rule];
     if (r->n_if_frame == 0)
         return true;
+    if (!m->frame_jit[rule]) {  /* the ordered pass is the only caller */
+        for (size_t j = 0; j < r->n_if_frame; j++)
+            jit(m->frame_re[rule][j]);
+        m->frame_jit[rule] = true;
+    }
     for (size_t j = 0; j < r->n_if_frame; j++)
         if (pcre2_match(m->frame_re[rule][j], (PCRE2_SPTR)frame, len, 0, 0, m->md, NULL) >= 0)
             return true;
