@@ -56,6 +56,7 @@ enum {
     IN_BLOCK = 64 * 1024,   /* compressed bytes handed to libarchive per call */
     MAX_NEST = 3,           /* archive inside archive inside archive */
     MSG_SIZE = 512,
+    CHUNKS_PER_FILE = 8,    /* a file is cut into at least this many chunks (chunk_cap) */
     MAP_MIN = HEAD_SIZE,    /* smaller files are read: one read() costs less
                                than a mapping's setup and teardown */
     MAP_SETTLED_S = 5,      /* files modified more recently are read (see
@@ -120,6 +121,7 @@ struct run {
     char *buf;
     size_t cap;
     size_t chunk_now;    /* target size of the next chunk (first_chunk, doubling) */
+    uint64_t file_size;  /* size of the plain file being read; 0: stdin, unknown */
     seen_set seen;
     int next_index;
     int delivered;       /* streams that delivered text */
@@ -139,6 +141,7 @@ typedef struct pump {
                             checked for length, [s, len) not yet looked at;
                             mapped, offsets in the file and [d, len) the
                             window the read path's buffer would hold */
+    size_t chunk_cap;    /* chunks of this stream are at most this long */
     size_t nl_at;        /* mapped path: the offset of a byte to take as '\n',
                             which the read path writes into its buffer (a
                             cut line's end, or one past a last line that has
@@ -600,7 +603,8 @@ static bool deliver(pump *st, size_t e)
 static bool flush(pump *st, bool all)
 {
     while (st->d < st->s) {
-        const size_t chunk = st->r->chunk_now; /* grows as chunks go out */
+        /* grows as chunks go out */
+        const size_t chunk = st->r->chunk_now < st->chunk_cap ? st->r->chunk_now : st->chunk_cap;
         size_t e = st->s;
         if (st->s - st->d > chunk) {
             /* there is a '\n' at or after the target: buf[s - 1] is one,
@@ -756,9 +760,22 @@ static void read_lines(pump *st)
         r->cb->end(r->user, &info);
 }
 
-static void read_text(run *r, source *src, const char *path, size_t len)
+/* The longest chunk of a stream of `size` bytes (0: unknown). A file of a
+ * few MB is cut into about CHUNKS_PER_FILE chunks, so that the last chunks
+ * of a paste do not leave one core scanning a 4 MiB chunk alone while the
+ * others wait for it. */
+static size_t chunk_cap(const run *r, uint64_t size)
 {
-    pump st = { .r = r, .src = src, .path = path, .line = 1, .len = len, .nl_at = SIZE_MAX };
+    if (size == 0 || size / CHUNKS_PER_FILE > SIZE_MAX)
+        return SIZE_MAX;
+    size_t cap = (size_t)(size / CHUNKS_PER_FILE);
+    return cap > r->o.first_chunk ? cap : r->o.first_chunk;
+}
+
+static void read_text(run *r, source *src, const char *path, size_t len, uint64_t size)
+{
+    pump st = { .r = r, .src = src, .path = path, .line = 1, .len = len, .nl_at = SIZE_MAX,
+                .chunk_cap = chunk_cap(r, size) };
 
     read_lines(&st);
 }
@@ -970,7 +987,8 @@ static void read_stream(run *r, source *src, const char *path, int depth)
             warn(r, path, "only NUL bytes, skipped");
             break;
         case K_TEXT:
-            read_text(r, src, path, len);
+            /* an archive member's size is not the file's */
+            read_text(r, src, path, len, depth == 0 ? r->file_size : 0);
             break;
         }
     }
@@ -1020,7 +1038,8 @@ static bool read_mapped(run *r, cp_mapping *m, const char *path)
     }
     if (classify(data, head) != K_TEXT)
         return false;
-    pump st = { .r = r, .map = m, .path = path, .line = 1, .len = head, .nl_at = SIZE_MAX };
+    pump st = { .r = r, .map = m, .path = path, .line = 1, .len = head, .nl_at = SIZE_MAX,
+                .chunk_cap = chunk_cap(r, size) };
     read_lines(&st);
     return true;
 }
@@ -1045,8 +1064,10 @@ static void read_file(run *r, const char *path)
         cp_mapping *m = worth_mapping(r, &st) ? cp_mapping_open(fd, (size_t)st.st_size, path) : NULL;
         const bool mapped = m && read_mapped(r, m, path);
         cp_mapping_release(m, NULL, 0);
+        r->file_size = (uint64_t)st.st_size;
         if (!mapped)
             read_fd(r, fd, path);
+        r->file_size = 0;
     }
     close(fd);
 }

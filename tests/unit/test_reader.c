@@ -1114,12 +1114,13 @@ static void test_first_chunks_double(void **state)
     rec *r = rec_new();
     cp_reader_opts o;
     size_t len;
-    char *text = make_lines(2000, &len);
+    char *text = make_lines(8000, &len);
 
     (void)state;
     cp_reader_opts_default(&o);
     o.chunk_size = r->chunk_size = 64 * 1024;
     o.first_chunk = 1000;
+    assert_true(len / 8 > 64 * 1024);   /* no cap below chunk_size (next test) */
     write_file("paste.log", text, len);
     assert_int_equal(run_one(r, &o, at("paste.log")), 1);
     assert_true(r->n_bounds >= 7);
@@ -1132,6 +1133,38 @@ static void test_first_chunks_double(void **state)
     assert_true(r->bounds[7] <= 64 * 1024 + 220);
     free(text);
     rec_free(r);
+}
+
+static void age_file(const char *name);
+
+/* A file of a few chunks is cut into eighths at most, so the cores finish
+ * together; read or mapped alike. */
+static void test_chunks_capped_by_file_size(void **state)
+{
+    size_t len;
+    char *text = make_lines(2000, &len);
+
+    (void)state;
+    for (int mapped = 0; mapped < 2; mapped++) {
+        rec *r = rec_new();
+        cp_reader_opts o;
+        cp_reader_opts_default(&o);
+        o.chunk_size = r->chunk_size = 4 << 20;
+        o.first_chunk = 1000;
+        o.no_map = !mapped;
+        write_file("capped.log", text, len);
+        if (mapped)
+            age_file("capped.log");
+        assert_int_equal(run_one(r, &o, at("capped.log")), 1);
+        assert_true(r->n_bounds >= 8);
+        size_t longest = 0;
+        for (int i = 0; i < r->n_bounds; i++)
+            longest = r->bounds[i] > longest ? r->bounds[i] : longest;
+        assert_true(longest >= len / 8);
+        assert_true(longest < len / 8 + 220);
+        rec_free(r);
+    }
+    free(text);
 }
 
 /* ---- mapped files ------------------------------------------------------ */
@@ -1470,6 +1503,7 @@ int main(int argc, char **argv)
         T(test_crlf_kept),
         T(test_chunk_boundaries),
         T(test_first_chunks_double),
+        T(test_chunks_capped_by_file_size),
         T(test_long_line),
         T(test_huge_line),
         T(test_nul_replaced),
