@@ -1269,8 +1269,9 @@ static int rank_before_bar(const char *s, size_t p, size_t b, int64_t *v)
     size_t e = d;
     while (d > p && e - d < 9 && is_digit(s[d - 1]))
         d--;
+    /* a word of its own: not "prank 2 |", nor "local_rank 2 |" */
     if (d == e || d < p + 5 || !eq_nocase(s + d - 5, 4, "rank") || s[d - 1] != ' ' ||
-        (d > p + 5 && is_alnum(s[d - 6])))
+        (d > p + 5 && (is_alnum(s[d - 6]) || s[d - 6] == '_')))
         return 0;
     return read_num(s, e, d, 9, v) == e - d;
 }

@@ -287,6 +287,8 @@ static const frame_case cases[] = {
     {"rank 2 | loss", 2, U, "", U, U, U, 0, NONE_T, "rank 2 | loss"},
     {"x | prank 2 | loss", U, U, "", U, U, U, 0, NONE_T, "x | prank 2 | loss"},
     {"x | frank 2 |", U, U, "", U, U, U, 0, NONE_T, "x | frank 2 |"},
+    /* a local rank is not the global one */
+    {"step 40 | local_rank 2 | loss 1.5", U, U, "", U, U, U, 0, NONE_T, "step 40 | local_rank 2 | loss 1.5"},
     {"a | rank 12 |", 12, U, "", U, U, U, 0, NONE_T, "a | rank 12 |"},
     {"[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 144] Timeout at NCCL work: 1",
      144, U, "", U, U, U, 'E', NONE_T, "Timeout at NCCL work: 1"},
