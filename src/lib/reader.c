@@ -397,33 +397,9 @@ static enum kind by_magic(const unsigned char *p, size_t n)
     return K_TEXT;
 }
 
-/* Binary or text, judged on the first block of a stream.
- *
- * Logs are text that may carry damage: runs of NUL bytes where a node
- * crashed before its writes reached the disk, stray Latin-1 bytes, ANSI
- * colour codes, '\r' progress bars. Binary data (programs, core dumps,
- * tensors, images, compressed bytes) is dominated by bytes that text never
- * holds. So NUL bytes are set aside (a block of nothing but NULs is its
- * own case) and the rest is judged: if more than 30% of the non-NUL bytes
- * are control characters text does not use or bytes that are not valid
- * UTF-8, the stream is binary. Random bytes score about 55%; a log in a
- * legacy 8-bit encoding stays well below 30%. */
-/* Whether 8 bytes are all printable ASCII (0x20-0x7e): the common case,
- * which needs none of the per-byte checks below. */
-static bool plain_ascii8(const unsigned char *p)
-{
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    uint64_t w;
-    memcpy(&w, p, 8);
-    uint64_t del = w ^ (ones * 0x7f);
-    uint64_t below_space = (w - ones * 0x20) & ~w & high; /* a byte < 0x20 */
-    uint64_t is_del = (del - ones) & ~del & high;         /* a byte == 0x7f */
-    return ((w & high) | below_space | is_del) == 0;
-}
-
 /* How many of the first bytes of p[0, n) are whole 16-byte blocks of
  * printable ASCII, tabs and newlines: what log lines are made of. Where
- * there is no SSE2, none (plain_ascii8 takes them 8 at a time). */
+ * there is no SSE2, none (cp_printable_prefix takes them 8 at a time). */
 static size_t plain_text_blocks(const unsigned char *p, size_t n)
 {
     size_t i = 0;
@@ -445,6 +421,17 @@ static size_t plain_text_blocks(const unsigned char *p, size_t n)
     return i;
 }
 
+/* Binary or text, judged on the first block of a stream.
+ *
+ * Logs are text that may carry damage: runs of NUL bytes where a node
+ * crashed before its writes reached the disk, stray Latin-1 bytes, ANSI
+ * colour codes, '\r' progress bars. Binary data (programs, core dumps,
+ * tensors, images, compressed bytes) is dominated by bytes that text never
+ * holds. So NUL bytes are set aside (a block of nothing but NULs is its
+ * own case) and the rest is judged: if more than 30% of the non-NUL bytes
+ * are control characters text does not use or bytes that are not valid
+ * UTF-8, the stream is binary. Random bytes score about 55%; a log in a
+ * legacy 8-bit encoding stays well below 30%. */
 static enum kind classify(const unsigned char *p, size_t n)
 {
     enum kind k = by_magic(p, n);
@@ -458,8 +445,10 @@ static enum kind classify(const unsigned char *p, size_t n)
             i += plain;
             continue;
         }
-        if (n - i >= 8 && plain_ascii8(p + i)) {
-            i += 8;
+        /* printable bytes count as neither NUL nor odd */
+        plain = cp_printable_prefix((const char *)p + i, n - i);
+        if (plain) {
+            i += plain;
             continue;
         }
         unsigned char c = p[i];

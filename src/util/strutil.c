@@ -67,7 +67,7 @@ char *cp_display_line(const char *line, size_t len, size_t max)
  * byte from 0x80 has it set; the lowest such byte gets no borrow or carry
  * from the printable bytes below it, so a word without any is all
  * printable and one with any is not. */
-static size_t printable_prefix(const char *s, size_t n)
+size_t cp_printable_prefix(const char *s, size_t n)
 {
     const uint64_t ones = UINT64_C(0x0101010101010101), tops = UINT64_C(0x8080808080808080);
     size_t i = 0;
@@ -97,7 +97,7 @@ size_t cp_display_into(char *out, const char *line, size_t len, size_t max)
     size_t o = 0, i = 0;
     bool cut = false;
     while (i < len && !(cut = o >= cap)) {
-        size_t run = printable_prefix(line + i, (len - i < cap - o ? len - i : cap - o));
+        size_t run = cp_printable_prefix(line + i, (len - i < cap - o ? len - i : cap - o));
         if (run) {
             memcpy(out + o, line + i, run);
             o += run;

@@ -16,6 +16,10 @@ char *cp_display_line(const char *line, size_t len, size_t max);
 /* The same into `out`, which has room for min(len, max) + 4 bytes;
  * returns the length written (a NUL follows). */
 size_t cp_display_into(char *out, const char *line, size_t len, size_t max);
+
+/* The length of the run of printable ASCII bytes (0x20-0x7e) that
+ * s[0, n) starts with, read eight bytes at a time. */
+size_t cp_printable_prefix(const char *s, size_t n);
 /* Trims leading and trailing whitespace in place; returns s. */
 char *cp_trim(char *s);
 /* Parses a decimal integer (optional sign); returns false if none. */
