@@ -28,7 +28,6 @@ struct cp_scanner {
     raw_hit *raw;
     size_t n_raw, cap_raw;
     bool raw_overflow;
-    const char *data;          /* the chunk being scanned */
     cp_nlmap newlines;         /* its '\n' bytes */
     pcre2_match_data *md;      /* confirming `scan` hits on this thread */
 };
@@ -370,11 +369,13 @@ void cp_scanner_free(cp_scanner *sc)
 }
 
 /* The last byte of the line a match ending at `end` belongs to (a match
- * that ends with the '\n' belongs to the line before it). */
-static size_t line_byte(const char *data, unsigned long long end)
+ * that ends with the '\n' belongs to the line before it). It asks the
+ * newline map, not the chunk: the chunk's bytes at the match ends are out
+ * of the cache by the time the hits are turned into lines. */
+static size_t line_byte(const cp_nlmap *map, unsigned long long end)
 {
     size_t b = end > 0 ? (size_t)end - 1 : 0;
-    return b > 0 && data[b] == '\n' ? b - 1 : b;
+    return b > 0 && cp_nlmap_is_newline(map, b) ? b - 1 : b;
 }
 
 /* Whether a match is the same expression ending again on the line of the
@@ -385,7 +386,7 @@ static bool repeats_last(const cp_scanner *m, unsigned int id, unsigned long lon
 {
     if (m->n_raw == 0 || m->raw[m->n_raw - 1].pattern != id || to < m->raw[m->n_raw - 1].end)
         return false;
-    size_t a = line_byte(m->data, m->raw[m->n_raw - 1].end), b = line_byte(m->data, to);
+    size_t a = line_byte(&m->newlines, m->raw[m->n_raw - 1].end), b = line_byte(&m->newlines, to);
     return b <= a || cp_nlmap_line_end(&m->newlines, a) >= b;
 }
 
@@ -509,7 +510,7 @@ static int hit_lines(cp_scanner *m, size_t len, cp_hit_list *hits)
         size_t end = (size_t)m->raw[i].end;
         if (!have_line || end > line_end) {
             /* a match ending with a '\n' belongs to the line it ends */
-            size_t b = line_byte(m->data, end);
+            size_t b = line_byte(map, end);
             line_start = cp_nlmap_line_start(map, b);
             line_end = cp_nlmap_line_end(map, b);
             number = newlines_before(map, &counted, line_start);
@@ -535,7 +536,6 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hi
     m->raw_overflow = false;
     if (len == 0)
         return 0;
-    m->data = data;
     if (cp_nlmap_build(&m->newlines, data, len) != 0)
         return -1;
     hs_error_t e = hs_scan(m->m->db, data, (unsigned)len, 0, m->scratch, on_match, m);

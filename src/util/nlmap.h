@@ -10,6 +10,7 @@
 #ifndef CULPRIT_NLMAP_H
 #define CULPRIT_NLMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,12 @@ static inline unsigned cp_nlmap_popcount(uint64_t w)
     w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
     return (unsigned)((w * 0x0101010101010101u) >> 56);
 #endif
+}
+
+/* Whether data[b] (b < len) is a '\n'. */
+static inline bool cp_nlmap_is_newline(const cp_nlmap *m, size_t b)
+{
+    return (m->bits[b / 64] >> (b % 64)) & 1;
 }
 
 /* Where the line holding byte b (< len) starts: just after the last '\n'
