@@ -120,6 +120,12 @@ static int size_tables(cp_prepared *p)
     return 0;
 }
 
+/* Most progress lines name no host: "" is told apart without a call. */
+static bool same_name(const char *a, const char *b)
+{
+    return a[0] == b[0] && (a[0] == '\0' || strcmp(a + 1, b + 1) == 0);
+}
+
 /* The number of the line's host in this chunk (given the hash of its
  * name), or UINT32_MAX when the table is half full and the name new. */
 static uint32_t host_number(cp_prepared *p, const char *host, uint64_t hash)
@@ -136,7 +142,7 @@ static uint32_t host_number(cp_prepared *p, const char *host, uint64_t hash)
             snprintf(p->host_names[p->n_hosts], CP_HOST_MAX, "%s", host);
             return (uint32_t)p->n_hosts++;
         }
-        if (e->hash == hash && strcmp(p->host_names[e->number], host) == 0)
+        if (e->hash == hash && same_name(p->host_names[e->number], host))
             return e->number;
     }
 }
