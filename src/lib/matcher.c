@@ -8,6 +8,7 @@
 #include "util/strutil.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include "pcre_jit.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -75,20 +76,11 @@ static pcre2_code *compile_plain(const char *re, bool nocase, char *error, size_
     return p;
 }
 
-static void jit(pcre2_code *p)
-{
-    /* Valgrind cannot follow JIT-compiled code (false reports), so the
-     * memcheck jobs run with CULPRIT_PCRE2_NO_JIT=1. */
-    const char *no_jit = getenv("CULPRIT_PCRE2_NO_JIT");
-    if (p && (!no_jit || !*no_jit || *no_jit == '0'))
-        pcre2_jit_compile(p, PCRE2_JIT_COMPLETE);
-}
-
 /* For expressions run on many lines. */
 static pcre2_code *compile_pcre(const char *re, bool nocase, char *error, size_t error_len, const cp_rule *r)
 {
     pcre2_code *p = compile_plain(re, nocase, error, error_len, r);
-    jit(p);
+    cp_pcre2_jit(p);
     return p;
 }
 
@@ -720,7 +712,7 @@ bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t
         return true;
     if (!m->frame_jit[rule]) {  /* the ordered pass is the only caller */
         for (size_t j = 0; j < r->n_if_frame; j++)
-            jit(m->frame_re[rule][j]);
+            cp_pcre2_jit(m->frame_re[rule][j]);
         m->frame_jit[rule] = true;
     }
     for (size_t j = 0; j < r->n_if_frame; j++)

@@ -11,6 +11,7 @@
 #include "redact.h"
 
 #include <pcre2.h>
+#include "pcre_jit.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -102,9 +103,7 @@ static pcre2_code *compile(const char *re)
         fprintf(stderr, "culprit: redaction pattern at %zu: %s: %s\n", (size_t)off, msg, re);
         return NULL;
     }
-    const char *no_jit = getenv("CULPRIT_PCRE2_NO_JIT"); /* valgrind cannot follow JIT code */
-    if (!no_jit || !*no_jit || *no_jit == '0')
-        pcre2_jit_compile(p, PCRE2_JIT_COMPLETE);
+    cp_pcre2_jit(p);
     return p;
 }
 
