@@ -29,7 +29,7 @@
  *    is never taken for a host; see host_ok() for the host rule.
  */
 #include "frame.h"
-#include "util/timeutil.h"
+#include "frame_int.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -43,426 +43,8 @@ enum {
     TOKEN_MAX = 128,        /* longest token a recogniser looks at */
     MAX_PEELS = 16,         /* prefixes peeled from one line at most */
     FIELDS_MAX = 8,         /* logging fields after one timestamp */
-    PID_LIMIT = 4194304,    /* Linux PID_MAX_LIMIT: bigger numbers are tids */
-    PATH_COMPONENTS = 6     /* trailing path components looked at */
+    PID_LIMIT = 4194304     /* Linux PID_MAX_LIMIT: bigger numbers are tids */
 };
-
-/* ------------------------------------------------------------ characters */
-
-/* Character classes by table: the recognisers test a few bytes each, on
- * every line, so a load beats a chain of range compares. Bytes >= 0x80 are
- * in no class. */
-enum {
-    C_DIGIT = 1, C_UPPER = 2, C_LOWER = 4,
-    C_TOK = 8,      /* [A-Za-z0-9-._/]: a word-ish token starting a prefix */
-    C_NAME = 16,    /* [A-Za-z0-9-._]: host names, syslog tags */
-    C_IDENT = 32,   /* [A-Za-z0-9_.]: Python logger names */
-    C_ROLE = 64,    /* [A-Za-z_-]: torchrun role names */
-    C_PYLOG = 128   /* [A-Za-z0-9_.<>-]: logger in "LEVEL:logger:msg" */
-};
-
-#define C_D_ (C_DIGIT | C_TOK | C_NAME | C_IDENT | C_PYLOG)
-#define C_U_ (C_UPPER | C_TOK | C_NAME | C_IDENT | C_ROLE | C_PYLOG)
-#define C_L_ (C_LOWER | C_TOK | C_NAME | C_IDENT | C_ROLE | C_PYLOG)
-static const unsigned char ctab[256] = {
-    ['0'] = C_D_, ['1'] = C_D_, ['2'] = C_D_, ['3'] = C_D_, ['4'] = C_D_, ['5'] = C_D_,
-    ['6'] = C_D_, ['7'] = C_D_, ['8'] = C_D_, ['9'] = C_D_,
-    ['A'] = C_U_, ['B'] = C_U_, ['C'] = C_U_, ['D'] = C_U_, ['E'] = C_U_, ['F'] = C_U_,
-    ['G'] = C_U_, ['H'] = C_U_, ['I'] = C_U_, ['J'] = C_U_, ['K'] = C_U_, ['L'] = C_U_,
-    ['M'] = C_U_, ['N'] = C_U_, ['O'] = C_U_, ['P'] = C_U_, ['Q'] = C_U_, ['R'] = C_U_,
-    ['S'] = C_U_, ['T'] = C_U_, ['U'] = C_U_, ['V'] = C_U_, ['W'] = C_U_, ['X'] = C_U_,
-    ['Y'] = C_U_, ['Z'] = C_U_,
-    ['a'] = C_L_, ['b'] = C_L_, ['c'] = C_L_, ['d'] = C_L_, ['e'] = C_L_, ['f'] = C_L_,
-    ['g'] = C_L_, ['h'] = C_L_, ['i'] = C_L_, ['j'] = C_L_, ['k'] = C_L_, ['l'] = C_L_,
-    ['m'] = C_L_, ['n'] = C_L_, ['o'] = C_L_, ['p'] = C_L_, ['q'] = C_L_, ['r'] = C_L_,
-    ['s'] = C_L_, ['t'] = C_L_, ['u'] = C_L_, ['v'] = C_L_, ['w'] = C_L_, ['x'] = C_L_,
-    ['y'] = C_L_, ['z'] = C_L_,
-    ['-'] = C_TOK | C_NAME | C_ROLE | C_PYLOG,
-    ['.'] = C_TOK | C_NAME | C_IDENT | C_PYLOG,
-    ['_'] = C_TOK | C_NAME | C_IDENT | C_ROLE | C_PYLOG,
-    ['/'] = C_TOK,
-    ['<'] = C_PYLOG, ['>'] = C_PYLOG,
-};
-#undef C_D_
-#undef C_U_
-#undef C_L_
-
-static int cls(char c, int m) { return ctab[(unsigned char)c] & m; }
-static int is_digit(char c) { return cls(c, C_DIGIT); }
-static int is_upper(char c) { return cls(c, C_UPPER); }
-static int is_lower(char c) { return cls(c, C_LOWER); }
-static int is_alpha(char c) { return cls(c, C_UPPER | C_LOWER); }
-static int is_alnum(char c) { return cls(c, C_DIGIT | C_UPPER | C_LOWER); }
-static char lower(char c) { return is_upper(c) ? (char)(c + ('a' - 'A')) : c; }
-
-/* End of the run of class-`m` bytes starting at p, at most `max` long. */
-static size_t span(const char *s, size_t n, size_t p, size_t max, int m)
-{
-    size_t lim = n - p > max ? p + max : n;
-    while (p < lim && cls(s[p], m))
-        p++;
-    return p;
-}
-
-static int has_lit(const char *s, size_t n, size_t p, const char *lit, size_t len)
-{
-    return p <= n && n - p >= len && memcmp(s + p, lit, len) == 0;
-}
-#define LIT(s, n, p, l) has_lit((s), (n), (p), (l), sizeof(l) - 1)
-
-static int eq_nocase(const char *a, size_t alen, const char *b)
-{
-    size_t k = 0;
-    for (; k < alen; k++)
-        if (b[k] == '\0' || lower(a[k]) != b[k])
-            return 0;
-    return b[k] == '\0';
-}
-
-/* memmem without _GNU_SOURCE: first occurrence of lit in s[0, n). */
-static const char *find_bytes(const char *s, size_t n, const char *lit, size_t len)
-{
-    if (len == 0 || n < len)
-        return NULL;
-    for (const char *e = s + (n - len), *q = s; q <= e; q++) {
-        q = memchr(q, lit[0], (size_t)(e - q) + 1);
-        if (!q)
-            return NULL;
-        if (memcmp(q, lit, len) == 0)
-            return q;
-    }
-    return NULL;
-}
-
-/* Reads up to maxd (<= 18) digits at s[p] into *v; returns how many. */
-static size_t read_num(const char *s, size_t n, size_t p, size_t maxd, int64_t *v)
-{
-    size_t k = 0;
-    int64_t x = 0;
-    while (p + k < n && k < maxd && is_digit(s[p + k])) {
-        x = x * 10 + (s[p + k] - '0');
-        k++;
-    }
-    *v = x;
-    return k;
-}
-
-/* Two digits at c (the caller has checked the bytes exist). */
-static int dig2(const char *c, int64_t *v)
-{
-    if (!is_digit(c[0]) || !is_digit(c[1]))
-        return 0;
-    *v = (c[0] - '0') * 10 + (c[1] - '0');
-    return 1;
-}
-
-/* Reads exactly `want` digits that are not followed by another digit. */
-static int read_fixed(const char *s, size_t n, size_t p, size_t want, int64_t *v)
-{
-    return read_num(s, n, p, want, v) == want && !(p + want < n && is_digit(s[p + want]));
-}
-
-/* ------------------------------------------------------------------ time */
-
-static const int16_t cum_days[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
-
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-    return cp_days_from_civil(y, (unsigned)m, (unsigned)d);
-}
-
-/* NOYEAR times count from Jan 1 of a common (non-leap) year: Feb 29 lands
- * on the same day as Mar 1. Resolving with the real year adds a day for
- * dates from March on in leap years. */
-static int64_t noyear_ms(int64_t month, int64_t day, int64_t ms_of_day)
-{
-    return (cum_days[month - 1] + day - 1) * 86400000 + ms_of_day;
-}
-
-/* ".frac" or ",frac" at s[q], truncated to ms; returns its length (0 when
- * there is none) and the ms in *frac. */
-static size_t parse_frac(const char *s, size_t n, size_t q, int64_t *frac)
-{
-    size_t d = q + 1;
-    int64_t ms = 0;
-    int kept = 0;
-    if (d >= n || (s[q] != '.' && s[q] != ',') || !is_digit(s[d]))
-        return 0;
-    for (; kept < 3 && d < n && is_digit(s[d]); kept++, d++)
-        ms = ms * 10 + (s[d] - '0');
-    for (; kept < 3; kept++)
-        ms *= 10;
-    while (d < n && is_digit(s[d]))     /* finer than ms: skipped */
-        d++;
-    *frac = ms;
-    return d - q;
-}
-
-/* ":SS[.frac]" at s[p] (the caller has checked that 3 bytes exist). */
-static size_t parse_colon_sec(const char *s, size_t n, size_t p, int64_t *ms)
-{
-    int64_t sec, frac = 0;
-    if (s[p] != ':' || !dig2(s + p + 1, &sec) || sec > 60)
-        return 0;
-    size_t q = p + 3;
-    if (q < n && is_digit(s[q]))
-        return 0;
-    q += parse_frac(s, n, q, &frac);
-    *ms = sec * 1000 + frac;
-    return q - p;
-}
-
-/* "HH:MM" at c (5 bytes exist) -> ms since midnight. */
-static int parse_hm(const char *c, int64_t *ms)
-{
-    int64_t h, m;
-    if (c[2] != ':' || !dig2(c, &h) || !dig2(c + 3, &m) || h > 23 || m > 59)
-        return 0;
-    *ms = (h * 60 + m) * 60000;
-    return 1;
-}
-
-/* "HH:MM:SS" with an optional ".frac" or ",frac" (truncated to ms). */
-static size_t parse_hms(const char *s, size_t n, size_t p, int64_t *ms_of_day)
-{
-    int64_t hm, sec;
-    if (n - p < 8 || !parse_hm(s + p, &hm))
-        return 0;
-    size_t k = parse_colon_sec(s, n, p + 5, &sec);
-    if (!k)
-        return 0;
-    *ms_of_day = hm + sec;
-    return 5 + k;
-}
-
-static int valid_md(int64_t m, int64_t d) { return m >= 1 && m <= 12 && d >= 1 && d <= 31; }
-
-/* The last "YYYY-MM-DD HH:MM" read on this thread and its start in ms.
- * Consecutive lines of a log mostly share their minute, and the date's
- * checks and calendar arithmetic cost more than the rest of the time.
- * Thread-local: cp_frame_parse runs on several threads at once. */
-typedef struct iso_minute {
-    int valid;
-    char key[16];           /* the bytes as written; they passed the checks */
-    int64_t ms;
-} iso_minute;
-
-static _Thread_local iso_minute last_minute;
-
-/* "YYYY-MM-DD[T _]HH:MM" at c (16 bytes exist) -> ms since the epoch. */
-static int parse_iso_minute(const char *c, int64_t *ms)
-{
-    int64_t yh, yl, m, d, hm;
-    iso_minute *memo = &last_minute;
-    if (memo->valid && memcmp(c, memo->key, 16) == 0) {
-        *ms = memo->ms;
-        return 1;
-    }
-    if ((c[4] != '-' && c[4] != '/') || c[7] != c[4] ||
-        (c[10] != 'T' && c[10] != ' ' && c[10] != '_') || !dig2(c, &yh) ||
-        !dig2(c + 2, &yl) || !dig2(c + 5, &m) || !dig2(c + 8, &d) || !valid_md(m, d) ||
-        !parse_hm(c + 11, &hm))
-        return 0;
-    *ms = days_from_civil(yh * 100 + yl, m, d) * 86400000 + hm;
-    memo->valid = 1;
-    memcpy(memo->key, c, sizeof memo->key);
-    memo->ms = *ms;
-    return 1;
-}
-
-/* "Z", "+05", "+0530", "+05:30" (or '-') at s[q]: its length, and the
- * offset east of UTC in *off_ms; anything else is left unread (0). */
-static size_t parse_zone(const char *s, size_t n, size_t q, int64_t *off_ms)
-{
-    int64_t oh, om = 0;
-    *off_ms = 0;
-    if (q < n && s[q] == 'Z')
-        return 1;
-    if (!(q + 2 < n && (s[q] == '+' || s[q] == '-') && read_num(s, n, q + 1, 2, &oh) == 2))
-        return 0;
-    size_t r = q + 3;
-    if (r < n && s[r] == ':')
-        r++;
-    if (read_fixed(s, n, r, 2, &om))
-        r += 2;
-    else if (r != q + 3 || (r < n && is_digit(s[r])))
-        return 0;
-    if (oh > 23 || om > 59)
-        return 0;
-    int64_t off = (oh * 60 + om) * 60000;
-    *off_ms = s[q] == '+' ? off : -off;
-    return r - q;
-}
-
-/* "YYYY-MM-DD[T _]HH:MM:SS[.frac][Z|+HH:MM|+HHMM]" (also '/' in the date);
- * an offset is converted to UTC, a naive time is taken as UTC. */
-static size_t parse_iso(const char *s, size_t n, size_t p, cp_time *t)
-{
-    int64_t minute, sec, off;
-    /* "YYYY-MM-DD HH:MM:SS" is 19 bytes at least; the date separator
-     * rejects most other text before the memo is looked at */
-    if (n - p < 19 || (s[p + 4] != '-' && s[p + 4] != '/') || !parse_iso_minute(s + p, &minute))
-        return 0;
-    size_t k = parse_colon_sec(s, n, p + 16, &sec);
-    if (!k)
-        return 0;
-    size_t q = p + 16 + k;
-    q += parse_zone(s, n, q, &off);
-    t->ms = minute + sec - off;
-    t->kind = CP_TS_ABS;
-    return q - p;
-}
-
-/* glog's date: "MDD"/"MMDD" (no year) or "YYYYMMDD", then " HH:MM:SS.frac". */
-static size_t parse_glog_date(const char *s, size_t n, size_t p, cp_time *t)
-{
-    int64_t v, sod;
-    size_t k = read_num(s, n, p, 8, &v);
-    if ((k != 3 && k != 4 && k != 8) || p + k >= n || s[p + k] != ' ')
-        return 0;
-    size_t h = parse_hms(s, n, p + k + 1, &sod);
-    if (!h)
-        return 0;
-    int64_t md = v % 10000, m = md / 100, d = md % 100;
-    if (!valid_md(m, d))
-        return 0;
-    if (k == 8) {
-        t->ms = days_from_civil(v / 10000, m, d) * 86400000 + sod;
-        t->kind = CP_TS_ABS;
-    } else {
-        t->ms = noyear_ms(m, d, sod);
-        t->kind = CP_TS_NOYEAR;
-    }
-    return k + 1 + h;
-}
-
-static int month_at(const char *s, size_t n, size_t p)
-{
-    static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-    if (p + 3 > n || !is_upper(s[p]) || !is_lower(s[p + 1]))
-        return 0;
-    for (int i = 0; i < 12; i++)
-        if (memcmp(s + p, names + 3 * i, 3) == 0)
-            return i + 1;
-    return 0;
-}
-
-/* "Mon DD HH:MM:SS" (day space-padded, as syslog and ctime write it). */
-static size_t parse_mdhms(const char *s, size_t n, size_t p, int64_t *m, int64_t *d,
-                          int64_t *sod)
-{
-    size_t q = p + 3;
-    *m = month_at(s, n, p);
-    if (!*m || q >= n || s[q] != ' ')
-        return 0;
-    q++;
-    if (q < n && s[q] == ' ')
-        q++;
-    size_t k = read_num(s, n, q, 2, d);
-    if (!k || !valid_md(*m, *d) || q + k >= n || s[q + k] != ' ')
-        return 0;
-    q += k + 1;
-    size_t h = parse_hms(s, n, q, sod);
-    return h ? q + h - p : 0;
-}
-
-/* syslog's "May 18 19:02:39" -> NOYEAR. */
-static size_t parse_syslog_date(const char *s, size_t n, size_t p, cp_time *t)
-{
-    int64_t m, d, sod;
-    size_t k = parse_mdhms(s, n, p, &m, &d, &sod);
-    if (!k)
-        return 0;
-    t->ms = noyear_ms(m, d, sod);
-    t->kind = CP_TS_NOYEAR;
-    return k;
-}
-
-/* ctime: "Sun Nov 29 16:19:56 2026" (dmesg -T) -> ABS. */
-static size_t parse_ctime(const char *s, size_t n, size_t p, cp_time *t)
-{
-    int64_t m, d, sod, y;
-    if (n - p < 4 || !is_upper(s[p]) || !is_lower(s[p + 1]) || !is_lower(s[p + 2]) ||
-        s[p + 3] != ' ')
-        return 0;
-    size_t k = parse_mdhms(s, n, p + 4, &m, &d, &sod);
-    size_t q = p + 4 + k;
-    if (!k || q >= n || s[q] != ' ' || !read_fixed(s, n, q + 1, 4, &y))
-        return 0;
-    t->ms = days_from_civil(y, m, d) * 86400000 + sod;
-    t->kind = CP_TS_ABS;
-    return q + 5 - p;
-}
-
-/* dmesg's "   171167.621162" (inside the brackets) -> BOOT. */
-static size_t parse_boot(const char *s, size_t n, size_t p, cp_time *t)
-{
-    int64_t sec, frac = 0;
-    size_t q = p;
-    while (q < n && q - p < 12 && s[q] == ' ')
-        q++;
-    size_t k = read_num(s, n, q, 12, &sec);
-    if (!k || q + k >= n || s[q + k] != '.')
-        return 0;
-    q += k + 1;
-    size_t f = 0;
-    for (; q < n && is_digit(s[q]) && f < 12; q++, f++)
-        if (f < 3)
-            frac = frac * 10 + (s[q] - '0');
-    if (!f)
-        return 0;
-    for (; f < 3; f++)
-        frac *= 10;
-    t->ms = sec * 1000 + frac;
-    t->kind = CP_TS_BOOT;
-    return q - p;
-}
-
-/* A timestamp at s[p] (ISO 8601 and Python's asctime, torchelastic's
- * "2026-11-29_16:19:33", glog's date, ctime, syslog); `inner` (inside
- * brackets) adds dmesg's seconds since boot, which bare would be any float. */
-static size_t parse_time_at(const char *s, size_t n, size_t p, cp_time *t, int inner)
-{
-    if (p >= n)
-        return 0;
-    char c = s[p];
-    size_t k = 0;
-    if (is_digit(c)) {
-        k = parse_iso(s, n, p, t);
-        if (!k)
-            k = parse_glog_date(s, n, p, t);
-        if (!k && inner)
-            k = parse_boot(s, n, p, t);
-    } else if (c == ' ' && inner) {
-        k = parse_boot(s, n, p, t);
-    } else if (is_upper(c)) {
-        k = parse_ctime(s, n, p, t);
-        if (!k)
-            k = parse_syslog_date(s, n, p, t);
-    }
-    return k;
-}
-
-size_t cp_time_parse(const char *s, size_t len, cp_time *out)
-{
-    cp_time t = {0, CP_TS_NONE};
-    size_t k;
-    if (!s || len == 0)
-        return 0;
-    if (s[0] == '[') {
-        k = parse_time_at(s, len, 1, &t, 1);
-        if (!k || 1 + k >= len || s[1 + k] != ']')
-            return 0;
-        k += 2;
-    } else {
-        k = parse_time_at(s, len, 0, &t, 0);
-        if (!k)
-            return 0;
-    }
-    if (out)
-        *out = t;
-    return k;
-}
 
 /* ----------------------------------------------------------------- state */
 
@@ -514,24 +96,6 @@ static void set_level(fstate *st, char lvl)
 {
     if (!st->level)
         st->level = lvl;
-}
-
-static int is_ipv4(const char *s, size_t len)
-{
-    size_t p = 0;
-    for (int part = 0; part < 4; part++) {
-        int64_t v;
-        size_t k = read_num(s, len, p, 3, &v);
-        if (!k || v > 255)
-            return 0;
-        p += k;
-        if (part < 3) {
-            if (p >= len || s[p] != '.')
-                return 0;
-            p++;
-        }
-    }
-    return p == len;
 }
 
 /* Keeps the short name (up to the first '.') so that NCCL's, pdsh's and the
@@ -984,7 +548,7 @@ static size_t glog_rest(const char *s, size_t n, size_t p, int bracketed, fstate
             return 0;
         q++;
     } else {
-        size_t k = parse_glog_date(s, n, q, &t);
+        size_t k = frame_parse_glog_date(s, n, q, &t);
         if (!k || q + k >= n || s[q + k] != ' ')
             return 0;
         q += k + 1;
@@ -1053,7 +617,7 @@ static size_t peel_tag_before_time(const char *s, size_t n, size_t p)
 {
     size_t q = span(s, n, p + 1, 32, C_NAME);
     cp_time t;
-    if (q == p + 1 || !LIT(s, n, q, "] ") || !parse_iso(s, n, q + 2, &t))
+    if (q == p + 1 || !LIT(s, n, q, "] ") || !frame_parse_iso(s, n, q + 2, &t))
         return 0;
     return q + 2 - p;
 }
@@ -1069,7 +633,7 @@ static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
     if (is_digit(c) || c == ' ' || c == '-') {
         /* times first, being the most common; no MPI tag reads as one (its
          * digits end at ',', a time's at '-', '/', ' ' or '.') */
-        size_t k = parse_time_at(s, n, q, &t, 1);
+        size_t k = frame_parse_time_at(s, n, q, &t, 1);
         if (k && q + k < n && s[q + k] == ']')
             return after_time(s, n, p, k + 2, t, st, t.kind == CP_TS_BOOT);
         if ((r = peel_mpi(s, n, p, st)))
@@ -1087,7 +651,7 @@ static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
         return (r < n && s[r] == ' ' ? r + 1 : r) - p;
     }
     if (is_upper(c)) {              /* dmesg -T "[Sun Nov 29 16:19:56 2026]" */
-        size_t k = parse_ctime(s, n, q, &t);
+        size_t k = frame_parse_ctime(s, n, q, &t);
         if (k && q + k < n && s[q + k] == ']')
             return after_time(s, n, p, k + 2, t, st, 1);
     }
@@ -1213,7 +777,7 @@ static size_t peel_word(const char *s, size_t n, size_t p, fstate *st)
     cp_time tm;
     char lvl = 0;
     size_t k;
-    if (is_digit(s[p]) && (k = parse_iso(s, n, p, &tm)))
+    if (is_digit(s[p]) && (k = frame_parse_iso(s, n, p, &tm)))
         return after_time(s, n, p, k, tm, st, 0);
     size_t t = span(s, n, p, TOKEN_MAX, C_TOK);
     if (t >= n)
@@ -1239,7 +803,7 @@ static size_t peel_word(const char *s, size_t n, size_t p, fstate *st)
     if (s[t] == ' ') {
         if (glog_letter(s[p]) && tl >= 4 && is_digit(s[p + 1]))
             return glog_rest(s, n, p, 0, st);
-        if (tl == 3 && (k = parse_syslog_date(s, n, p, &tm)))
+        if (tl == 3 && (k = frame_parse_syslog_date(s, n, p, &tm)))
             return after_time(s, n, p, k, tm, st, 0);
     }
     return 0;
@@ -1459,165 +1023,3 @@ size_t cp_frame_parse(const char *line, size_t len, cp_origin *out)
     return p;
 }
 
-/* ------------------------------------------------------------------ paths */
-
-/* Leading words of path components that name a machine: "node003",
- * "gpu20-15", "host-a12", "ip-10-0-1-23", "rdma-gpu-train-worker-0". */
-static int path_host_stem(const char *s, size_t len)
-{
-    static const char *const stems[] = {
-        "node", "gpu", "host", "compute", "worker", "cn", "nid", "dgx", "hgx", "srv",
-        "server", "machine", "ip", "n", "g", "c", "gn", "cpu", "hpc", "login", "trn", "pod",
-    };
-    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
-        if (eq_nocase(s, len, stems[i]))
-            return 1;
-    return 0;
-}
-
-/* A folder name is a host if it is an IPv4 address, or a hostname with a
- * digit one of whose '-'-separated parts starts with a machine word. Being
- * wrong costs more than missing: "logs", "run1", "llama-2-7b" are not. */
-static int path_host_ok(const char *s, size_t len)
-{
-    int digit = 0, stem = 0;
-    if (len == 0 || len >= CP_HOST_MAX)
-        return 0;
-    if (is_ipv4(s, len))
-        return 1;
-    const char *dot = memchr(s, '.', len);
-    if (dot)
-        len = (size_t)(dot - s);
-    if (len == 0 || !is_alpha(s[0]))
-        return 0;
-    for (size_t k = 0, part = 0; k <= len; k++) {
-        if (k == len || s[k] == '-') {
-            size_t a = part;
-            while (a < k && is_alpha(s[a]))
-                a++;
-            if (a > part && path_host_stem(s + part, a - part))
-                stem = 1;
-            part = k + 1;
-            continue;
-        }
-        if (is_digit(s[k]))
-            digit = 1;
-        else if (!is_alpha(s[k]))
-            return 0;
-    }
-    return digit && stem;
-}
-
-/* "rank_27", "rank27", "rank-27", "train_rank3", "local_rank_3". */
-static int path_rank(const char *s, size_t len, int64_t *v, int *local)
-{
-    for (size_t i = 0; i + 4 < len; i++) {
-        if (!eq_nocase(s + i, 4, "rank"))
-            continue;
-        int sep_before = i > 0 && (s[i - 1] == '_' || s[i - 1] == '-');
-        int loc = (i >= 5 && eq_nocase(s + i - 5, 5, "local")) ||
-                  (i >= 6 && sep_before && eq_nocase(s + i - 6, 5, "local"));
-        if (!loc && i > 0 && s[i - 1] != '_' && s[i - 1] != '-' && s[i - 1] != '.')
-            continue;
-        size_t q = i + 4;
-        if (s[q] == '_' || s[q] == '-')
-            q++;
-        size_t k = read_num(s, len, q, 7, v);
-        if (!k || (q + k < len && s[q + k] != '_' && s[q + k] != '-' && s[q + k] != '.'))
-            continue;
-        *local = loc;
-        return 1;
-    }
-    return 0;
-}
-
-typedef struct path_comp {
-    const char *s;
-    size_t len;
-} path_comp;
-
-/* A component is "attempt_<N>" (torchrun --log_dir). */
-static int is_attempt_dir(const path_comp *c)
-{
-    int64_t v;
-    return c->len > 8 && memcmp(c->s, "attempt_", 8) == 0 &&
-           read_num(c->s, c->len, 8, 9, &v) == c->len - 8;
-}
-
-/* Splits the last PATH_COMPONENTS components off `path`, last first; '/'
- * and the ':' of "archive.tgz:member/path" separate them. Returns how many
- * and whether comp[0] is the file name (no trailing '/'). */
-static size_t split_path(const char *path, path_comp *comp, int *has_file)
-{
-    size_t end = strlen(path), nc = 0;
-    *has_file = end > 0 && path[end - 1] != '/';
-    while (end > 0 && nc < PATH_COMPONENTS) {
-        while (end > 0 && (path[end - 1] == '/' || path[end - 1] == ':'))
-            end--;
-        size_t b = end;
-        while (b > 0 && path[b - 1] != '/' && path[b - 1] != ':')
-            b--;
-        if (end > b && !(end - b == 1 && path[b] == '.')) {
-            comp[nc].s = path + b;
-            comp[nc].len = end - b;
-            nc++;
-        }
-        end = b;
-    }
-    return nc;
-}
-
-static void copy_host(cp_origin *out, const char *h, size_t len)
-{
-    if (!is_ipv4(h, len)) {
-        const char *dot = memchr(h, '.', len);
-        if (dot)
-            len = (size_t)(dot - h);
-    }
-    if (len >= CP_HOST_MAX)
-        len = CP_HOST_MAX - 1;
-    memcpy(out->host, h, len);
-    out->host[len] = '\0';
-}
-
-void cp_frame_from_path(const char *path, cp_origin *out)
-{
-    path_comp comp[PATH_COMPONENTS];
-    int has_file;
-    if (!path || !out)
-        return;
-    size_t nc = split_path(path, comp, &has_file);
-    int have_rank = 0, have_local = 0, have_host = 0;
-    /* nearest component first: the file, its folder, the folder above ... */
-    for (size_t i = 0; i < nc; i++) {
-        path_comp c = comp[i];
-        if (i == 0 && has_file) {   /* the file name: its stem */
-            const char *dot = memchr(c.s, '.', c.len);
-            if (dot && dot != c.s)
-                c.len = (size_t)(dot - c.s);
-        }
-        int64_t v;
-        int local;
-        if (path_rank(c.s, c.len, &v, &local)) {
-            if (local && !have_local) {
-                out->local_rank = (int32_t)v;
-                have_local = 1;
-            } else if (!local && !have_rank) {
-                out->rank = (int32_t)v;
-                have_rank = 1;
-            }
-            continue;
-        }
-        if (i + 1 < nc && read_num(c.s, c.len, 0, 5, &v) == c.len && is_attempt_dir(&comp[i + 1])) {
-            if (!have_local) {      /* ".../attempt_0/3/stderr.log" */
-                out->local_rank = (int32_t)v;
-                have_local = 1;
-            }
-            continue;
-        }
-        if (!have_host && path_host_ok(c.s, c.len)) {
-            copy_host(out, c.s, c.len);
-            have_host = 1;
-        }
-    }
-}
