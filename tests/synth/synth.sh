@@ -2,7 +2,10 @@
 # Synthetic incidents at 512 ranks, every planted fault in every layout
 # (../shared/tools/synthlogs.py): the first failing rank and the kind must
 # match the planted truth, and the threaded scan with progress thinning
-# must give the very JSON of a serial one without. Usage: synth.sh [RANKS] [SIZE]
+# must give the very JSON of a serial one without. The logs are dated back
+# an hour, so that the threaded scan maps the larger files (the reader maps
+# only files left alone for a few seconds) while the serial one reads them
+# all. Usage: synth.sh [RANKS] [SIZE]
 set -uo pipefail
 src=${CULPRIT_SOURCE:?}
 bin=${CULPRIT_BIN:?}
@@ -26,9 +29,11 @@ for fault in $faults; do
         python3 "$gen" --ranks "$ranks" --size "$size" --layout "$layout" --fault "$fault" --seed 7 \
             "${extra[@]}" "$out" >/dev/null 2>&1 || { echo "FAIL $fault/$layout: synthlogs failed"; fail=$((fail+1)); continue; }
         total=$((total+1))
+        find "$out" -type f -exec touch -d '1 hour ago' {} +
         "$bin" diagnose --json --quiet "$out" > "$out.json" 2>/dev/null
-        # one worker, no thinning: the line-by-line pass must agree exactly
-        CULPRIT_THREADS=1 CULPRIT_NO_THIN=1 "$bin" diagnose --json --quiet "$out" > "$out.serial.json" 2>/dev/null
+        # one worker, no thinning, no mapping: the line-by-line pass must agree exactly
+        CULPRIT_THREADS=1 CULPRIT_NO_THIN=1 CULPRIT_NO_MMAP=1 "$bin" diagnose --json --quiet "$out" \
+            > "$out.serial.json" 2>/dev/null
         if ! cmp -s "$out.json" "$out.serial.json"; then
             echo "FAIL $fault/$layout: the threaded, thinned scan differs from the serial one"
             diff "$out.serial.json" "$out.json" | head -20
