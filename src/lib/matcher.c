@@ -441,7 +441,8 @@ static void add_rule(cp_line_hits *l, uint32_t rule)
         return;
     if (l->n_rules == sizeof l->rules / sizeof l->rules[0])
         return;
-    memmove(&l->rules[at + 1], &l->rules[at], (l->n_rules - at) * sizeof l->rules[0]);
+    if (at < l->n_rules)   /* most lines hit one rule: no call for them */
+        memmove(&l->rules[at + 1], &l->rules[at], (l->n_rules - at) * sizeof l->rules[0]);
     l->rules[at] = rule;
     l->n_rules++;
 }
@@ -468,8 +469,8 @@ static void confirm_hits(cp_scanner *sc, const char *data, cp_hit_list *hits)
                 l->rules[kept++] = r;
         }
         l->n_rules = kept;
-        if (kept)
-            hits->lines[kept_lines++] = *l;
+        if (kept && kept_lines++ != i)
+            hits->lines[kept_lines - 1] = *l;
     }
     hits->n = kept_lines;
 }
