@@ -85,20 +85,18 @@ static bool same_identity(const prep_key *k, const cp_origin *o, uint32_t host)
 }
 
 /* The identity table is probed for every progress line, so it stays as
- * small as the identities need: it starts at KEYS_MIN slots and doubles
- * for the next chunk whenever a run filled half of it, up to KEYS_MAX.
- * Lines of identities that do not fit are simply kept. The host table
- * has as many slots, and as many hosts at most as identities. */
-enum { KEYS_MIN = 64, KEYS_MAX = 16384 };
+ * small as the identities need: it starts at KEYS_MIN slots, and when a
+ * run of progress lines fills half of it, it grows fourfold at once and
+ * the run is thinned again (thin_each), up to KEYS_MAX. (It used to grow
+ * for the next chunk: at 4,096 ranks the first 25 chunks of each slot were
+ * then barely thinned.) Beyond KEYS_MAX, lines of identities that do not
+ * fit are simply kept. The host table has as many slots, and as many
+ * hosts at most as identities. */
+enum { KEYS_MIN = 64, KEYS_MAX = 16384, KEYS_GROWTH = 4 };
 
-static int size_tables(cp_prepared *p)
+/* Empty tables of `want` slots in place of the old ones. */
+static int new_tables(cp_prepared *p, size_t want)
 {
-    size_t want = p->cap_keys ? p->cap_keys : KEYS_MIN;
-    if (p->keys_full && want < KEYS_MAX)
-        want *= 2;
-    p->keys_full = false;
-    if (want == p->cap_keys)
-        return 0;
     prep_key *k = calloc(want, sizeof *k);
     prep_host *h = calloc(want, sizeof *h);
     char(*names)[CP_HOST_MAX] = malloc(want / 2 * sizeof *names);
@@ -115,9 +113,15 @@ static int size_tables(cp_prepared *p)
     p->hosts = h;
     p->host_names = names;
     p->cap_keys = want;
-    p->generation = 0;
-    p->host_generation = 0;
+    p->generation = 0;      /* calloc's 0: every entry free for the next run */
+    p->host_generation = 1; /* and for the hosts of this chunk */
+    p->n_hosts = 0;
     return 0;
+}
+
+static int size_tables(cp_prepared *p)
+{
+    return p->cap_keys ? 0 : new_tables(p, KEYS_MIN);
 }
 
 /* Most progress lines name no host: "" is told apart without a call. */
@@ -134,10 +138,8 @@ static uint32_t host_number(cp_prepared *p, const char *host, uint64_t hash)
     for (size_t j = hash & mask;; j = (j + 1) & mask) {
         prep_host *e = &p->hosts[j];
         if (e->generation != p->host_generation) {
-            if (2 * (p->n_hosts + 1) > p->cap_keys) {
-                p->keys_full = true;
+            if (2 * (p->n_hosts + 1) > p->cap_keys)
                 return UINT32_MAX;
-            }
             *e = (prep_host){.hash = hash, .number = (uint32_t)p->n_hosts, .generation = p->host_generation};
             snprintf(p->host_names[p->n_hosts], CP_HOST_MAX, "%s", host);
             return (uint32_t)p->n_hosts++;
@@ -160,10 +162,8 @@ static prep_key *key_for(cp_prepared *p, uint32_t line)
     for (size_t j = h & mask;; j = (j + 1) & mask) {
         prep_key *k = &p->keys[j];
         if (k->generation != p->generation) {
-            if (2 * (p->keys_used + 1) > p->cap_keys) {
-                p->keys_full = true;
+            if (2 * (p->keys_used + 1) > p->cap_keys)
                 return NULL;
-            }
             p->keys_used++;
             *k = (prep_key){.rank = o->rank, .local_rank = o->local_rank, .pid = o->pid,
                             .task = o->task, .cuda_dev = o->cuda_dev, .host = host,
@@ -215,8 +215,12 @@ static void ask_ahead(const cp_prepared *p, uint32_t i)
     __builtin_prefetch(&p->keys[p->scratch[i].identity_hash & (p->cap_keys - 1)]);
 }
 
+enum { RUN_GROW = 1 };
+
 /* Lines [from, to) are a run of progress lines; LINE_GROUPED marks the
- * ones that are not bare. Returns 0, or -1 when out of memory. */
+ * ones that are not bare. Returns 0; RUN_GROW when the tables are too
+ * small for the run's identities and may grow (nothing has been decided
+ * yet); -1 when out of memory. */
 static int thin_run(cp_prepared *p, uint32_t from, uint32_t to)
 {
     if (to - from < 3)
@@ -235,6 +239,8 @@ static int thin_run(cp_prepared *p, uint32_t from, uint32_t to)
             continue;
         prep_key *k = key_for(p, i);
         if (!k) {
+            if (p->cap_keys < KEYS_MAX)
+                return RUN_GROW;
             flags[i] &= (uint8_t)~LINE_GROUPED;
             continue;
         }
@@ -254,6 +260,18 @@ static int thin_run(cp_prepared *p, uint32_t from, uint32_t to)
     return 0;
 }
 
+/* thin_run, with the tables grown until the run's identities fit. */
+static int thin_each(cp_prepared *p, uint32_t from, uint32_t to)
+{
+    int rc;
+    while ((rc = thin_run(p, from, to)) == RUN_GROW) {
+        size_t want = p->cap_keys * KEYS_GROWTH;
+        if (new_tables(p, want < KEYS_MAX ? want : KEYS_MAX) != 0)
+            return -1;
+    }
+    return rc;
+}
+
 /* Runs end at lines that are not only progress (errors, frames, phase
  * and identity lines), which always count in full. */
 static int thin(cp_prepared *p)
@@ -269,12 +287,12 @@ static int thin(cp_prepared *p)
         if ((flags[i] & (LINE_ONLY_PROGRESS | LINE_BARE)) == LINE_ONLY_PROGRESS)
             flags[i] |= LINE_GROUPED;
         if (!(flags[i] & LINE_ONLY_PROGRESS)) {
-            if (thin_run(p, run, i) != 0)
+            if (thin_each(p, run, i) != 0)
                 return -1;
             run = i + 1;
         }
     }
-    return thin_run(p, run, (uint32_t)p->n);
+    return thin_each(p, run, (uint32_t)p->n);
 }
 
 /* The progress rule the incident reads a line's step with: the last one

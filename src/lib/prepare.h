@@ -79,7 +79,6 @@ typedef struct cp_prepared {
     /* thinning scratch, reused across chunks */
     struct prep_key *keys;
     size_t cap_keys, keys_used;
-    bool keys_full;            /* a run filled half the table: grow it */
     struct prep_host *hosts;   /* cap_keys slots */
     char (*host_names)[CP_HOST_MAX];
     size_t n_hosts;
