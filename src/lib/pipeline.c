@@ -63,7 +63,13 @@ struct cp_pipeline {
     worker workers[PIPE_MAX_WORKERS];
     int n_workers;
     pthread_mutex_t lock;
-    pthread_cond_t changed;
+    /* Workers sleep on `work`: a published slot wakes one; a slot made
+     * ready needs no wake-up (the worker that prepared it, or the one
+     * applying before it, goes on to apply it). The reader sleeps on
+     * `space` while the ring is full; an applied slot wakes it. (One
+     * condition broadcast on every change woke every thread for each
+     * chunk, which a folder of small files paid in context switches.) */
+    pthread_cond_t work, space;
     slot *ring;
     size_t n_slots;
     /* monotonic counters, under lock: tail <= next_prep <= head */
@@ -143,7 +149,9 @@ static bool try_apply(cp_pipeline *p)
     s->state = SLOT_FREE;
     p->tail++;
     p->applying = false;
-    pthread_cond_broadcast(&p->changed);
+    pthread_cond_signal(&p->space);
+    if (p->closing)     /* the last slot may be the one sleepers wait for */
+        pthread_cond_broadcast(&p->work);
     return true;
 }
 
@@ -163,7 +171,6 @@ static bool try_prepare(worker *w)
     pthread_mutex_lock(&p->lock);
     s->prepared_rc = rc;
     s->state = SLOT_READY;
-    pthread_cond_broadcast(&p->changed);
     return true;
 }
 
@@ -178,7 +185,7 @@ static void *work(void *arg)
             continue;
         if (p->closing && p->tail == p->head)
             break;
-        pthread_cond_wait(&p->changed, &p->lock);
+        pthread_cond_wait(&p->work, &p->lock);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -211,7 +218,7 @@ static void stop_workers(cp_pipeline *p)
 {
     pthread_mutex_lock(&p->lock);
     p->closing = true;
-    pthread_cond_broadcast(&p->changed);
+    pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < p->n_workers; i++) {
         pthread_join(p->workers[i].thread, NULL);
@@ -239,7 +246,12 @@ static bool start_threads(cp_pipeline *p)
     }
     if (pthread_mutex_init(&p->lock, NULL) != 0)
         return false;
-    if (pthread_cond_init(&p->changed, NULL) != 0) {
+    if (pthread_cond_init(&p->work, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        return false;
+    }
+    if (pthread_cond_init(&p->space, NULL) != 0) {
+        pthread_cond_destroy(&p->work);
         pthread_mutex_destroy(&p->lock);
         return false;
     }
@@ -255,7 +267,8 @@ static bool start_threads(cp_pipeline *p)
         p->n_workers++;
     }
     if (p->n_workers == 0) {
-        pthread_cond_destroy(&p->changed);
+        pthread_cond_destroy(&p->work);
+        pthread_cond_destroy(&p->space);
         pthread_mutex_destroy(&p->lock);
         return false;
     }
@@ -269,7 +282,7 @@ static slot *acquire(cp_pipeline *p)
 {
     pthread_mutex_lock(&p->lock);
     while (p->head - p->tail == p->n_slots)
-        pthread_cond_wait(&p->changed, &p->lock);
+        pthread_cond_wait(&p->space, &p->lock);
     pthread_mutex_unlock(&p->lock);
     slot *s = &p->ring[p->head % p->n_slots];
     clear_ops(s);
@@ -287,7 +300,7 @@ static int publish(cp_pipeline *p)
     s->state = s->has_chunk ? SLOT_FILLED : SLOT_READY;
     p->head++;
     bool failed = p->failed;
-    pthread_cond_broadcast(&p->changed);
+    pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->lock);
     return failed ? -1 : 0;
 }
@@ -438,7 +451,8 @@ int cp_pipeline_finish(cp_pipeline *p)
         return 0;
     int rc = publish(p);
     stop_workers(p);
-    pthread_cond_destroy(&p->changed);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->space);
     pthread_mutex_destroy(&p->lock);
     p->threaded = false;
     return p->failed || rc != 0 ? -1 : 0;
