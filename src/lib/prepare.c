@@ -60,22 +60,15 @@ static bool bare(const cp_line_prep *lp)
     return lp->parsed.level == 0 && lp->parsed.time.kind == CP_TS_NONE;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
-    return h;
-}
-
 /* The fields that decide which writer a line belongs to (ranks.c). */
 static uint64_t identity_hash(const cp_origin *o, uint64_t host)
 {
     uint64_t h = host;
-    h = mix(h, (uint32_t)o->rank);
-    h = mix(h, (uint32_t)o->local_rank);
-    h = mix(h, (uint32_t)o->pid);
-    h = mix(h, (uint32_t)o->task);
-    h = mix(h, (uint32_t)o->cuda_dev);
-    return h;
+    h = cp_hash_step(h, (uint32_t)o->rank);
+    h = cp_hash_step(h, (uint32_t)o->local_rank);
+    h = cp_hash_step(h, (uint32_t)o->pid);
+    h = cp_hash_step(h, (uint32_t)o->task);
+    return cp_hash_step(h, (uint32_t)o->cuda_dev);
 }
 
 static bool same_identity(const prep_key *k, const cp_origin *o, uint32_t host)
