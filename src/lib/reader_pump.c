@@ -30,6 +30,18 @@ static void replace_nuls(char *p, size_t n)
     }
 }
 
+/* Counts the lines of p[0, n) and turns its NUL bytes into spaces, in
+ * one pass when there are none (the common case). */
+static uint64_t count_and_clean(char *p, size_t n)
+{
+    bool nul = false;
+    const uint64_t lines = cp_count_newlines_nul(p, n, &nul);
+
+    if (nul)
+        replace_nuls(p, n);
+    return lines;
+}
+
 /* Hands buf[d, e) to the consumer. A consumer that keeps buffers takes
  * the whole one when the bytes after the chunk are fewer than the chunk's
  * own: those move to the front of the buffer it gives back, which costs
@@ -64,14 +76,8 @@ static int hand_over(pump *st, size_t e)
  * its number of lines. */
 static uint64_t deliver_read(pump *st, size_t e)
 {
-    char *p = st->r->buf + st->d;
-    const size_t n = e - st->d;
-    bool nul = false;
-    /* one pass over the chunk counts its lines and finds NULs (rare) */
-    const uint64_t lines = cp_count_newlines_nul(p, n, &nul);
+    const uint64_t lines = count_and_clean(st->r->buf + st->d, e - st->d);
 
-    if (nul)
-        replace_nuls(p, n);
     st->stopped = hand_over(st, e) != 0;
     return lines;
 }
@@ -106,15 +112,12 @@ static uint64_t hand_over_copy(pump *st, size_t e)
     const size_t size = cp_mapping_size(st->map);
     const size_t n = e - st->d, have = (e <= size ? e : size) - st->d;
     const char *p = bytes(st) + st->d;
-    bool nul = false;
     uint64_t lines;
 
     memcpy(r->buf, p, have);
     if (st->nl_at >= st->d && st->nl_at < e)
         r->buf[st->nl_at - st->d] = '\n';
-    lines = cp_count_newlines_nul(r->buf, n, &nul);
-    if (nul)
-        replace_nuls(r->buf, n);
+    lines = count_and_clean(r->buf, n);
     cp_mapping_drop(st->map, p, have); /* nobody reads them there again */
     if (cb->chunk_swap) {
         char *next = r->buf;
