@@ -162,26 +162,28 @@ static int on_begin(void *user, const cp_stream_info *info)
     return s->failed;
 }
 
-static int on_chunk(void *user, const char *data, size_t len, uint64_t first_line)
+static int on_chunk(void *user, const char *data, size_t len, uint64_t first_line, cp_nlmap *newlines)
 {
     scan_ctx *s = user;
-    if (cp_pipeline_chunk(s->pipe, data, len, first_line) != 0)
+    if (cp_pipeline_chunk(s->pipe, data, len, first_line, newlines) != 0)
         s->failed = 1;
     return s->failed;
 }
 
-static int on_chunk_swap(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line)
+static int on_chunk_swap(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line,
+                         cp_nlmap *newlines)
 {
     scan_ctx *s = user;
-    if (cp_pipeline_chunk_swap(s->pipe, buf, size, off, len, first_line) != 0)
+    if (cp_pipeline_chunk_swap(s->pipe, buf, size, off, len, first_line, newlines) != 0)
         s->failed = 1;
     return s->failed;
 }
 
-static int on_chunk_mapped(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line)
+static int on_chunk_mapped(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line,
+                           cp_nlmap *newlines)
 {
     scan_ctx *s = user;
-    if (cp_pipeline_chunk_mapped(s->pipe, m, data, len, first_line) != 0)
+    if (cp_pipeline_chunk_mapped(s->pipe, m, data, len, first_line, newlines) != 0)
         s->failed = 1;
     return s->failed;
 }
@@ -235,7 +237,7 @@ static int add_flight_recorder(cp_incident *inc, const cp_frset *fr)
     if (text[0]) {
         rc = cp_incident_begin_stream(inc, "flight-recorder-findings");
         if (rc == 0) {
-            rc = cp_incident_feed(inc, text, strlen(text), 1);
+            rc = cp_incident_feed(inc, text, strlen(text), 1, NULL);
             cp_incident_end_stream(inc);
         }
     }
@@ -497,7 +499,7 @@ static int hits_of(culprit_ctx *ctx, const char *line, size_t len, cp_line_hits 
     memcpy(buf, line, len);
     buf[len] = '\n';
     cp_hit_list hl = {0};
-    int rc = cp_matcher_scan(ctx->matcher, buf, len + 1, &hl);
+    int rc = cp_matcher_scan(ctx->matcher, buf, len + 1, NULL, &hl);
     memset(out, 0, sizeof *out);
     if (rc == 0 && hl.n)
         *out = hl.lines[0];

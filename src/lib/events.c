@@ -851,10 +851,11 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     st->prev_next_pid = cap_int(&li.caps, "next_pid", -1);
 }
 
-int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line)
+int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line,
+                     const cp_nlmap *newlines)
 {
     stream_scan *st = inc->scan;
-    if (cp_matcher_scan(inc->matcher, data, len, &st->hits) != 0 ||
+    if (cp_matcher_scan(inc->matcher, data, len, newlines, &st->hits) != 0 ||
         cp_prepare(inc->cat, cp_matcher_scanner(inc->matcher), data, first_line, &st->hits, inc->thin,
                    &st->prep) != 0)
         return -1;

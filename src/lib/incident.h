@@ -153,7 +153,10 @@ void cp_incident_free(cp_incident *inc);
 
 /* Streams are fed one at a time, in chunks of whole lines. */
 int cp_incident_begin_stream(cp_incident *inc, const char *path);
-int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line);
+/* `newlines` is the chunk's newline map when the reader built one, or
+ * NULL. */
+int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t first_line,
+                     const cp_nlmap *newlines);
 /* The same, with the chunk already scanned and prepared (cp_prepare),
  * possibly on another thread: see pipeline.h. */
 int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, const cp_hit_list *hits,

@@ -29,7 +29,8 @@ struct cp_scanner {
     raw_hit *raw;
     size_t n_raw, cap_raw;
     bool raw_overflow;
-    cp_nlmap newlines;         /* its '\n' bytes */
+    cp_nlmap newlines;         /* its own map of a chunk's '\n' bytes */
+    const cp_nlmap *map;       /* the map of the chunk being scanned */
     pcre2_match_data *md;      /* confirming `scan` hits on this thread */
 };
 
@@ -378,8 +379,8 @@ static bool repeats_last(const cp_scanner *m, unsigned int id, unsigned long lon
 {
     if (m->n_raw == 0 || m->raw[m->n_raw - 1].pattern != id || to < m->raw[m->n_raw - 1].end)
         return false;
-    size_t a = line_byte(&m->newlines, m->raw[m->n_raw - 1].end), b = line_byte(&m->newlines, to);
-    return b <= a || cp_nlmap_line_end(&m->newlines, a) >= b;
+    size_t a = line_byte(m->map, m->raw[m->n_raw - 1].end), b = line_byte(m->map, to);
+    return b <= a || cp_nlmap_line_end(m->map, a) >= b;
 }
 
 static int on_match(unsigned int id, unsigned long long from, unsigned long long to,
@@ -447,9 +448,9 @@ static void add_rule(cp_line_hits *l, uint32_t rule)
     l->n_rules++;
 }
 
-int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hits)
+int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, const cp_nlmap *newlines, cp_hit_list *hits)
 {
-    return cp_scanner_scan(m->own, data, len, hits);
+    return cp_scanner_scan(m->own, data, len, newlines, hits);
 }
 
 /* Hits of a `scan` expression stand only where the rule's `match` agrees
@@ -495,7 +496,7 @@ static size_t newlines_before(const cp_nlmap *map, line_counter *c, size_t at)
 /* Turns the sorted raw hits into hit lines, numbered from 0 in the chunk. */
 static int hit_lines(cp_scanner *m, size_t len, cp_hit_list *hits)
 {
-    const cp_nlmap *map = &m->newlines;
+    const cp_nlmap *map = m->map;
     line_counter counted = {0, 0};
     size_t line_start = 0, line_end = 0, number = 0; /* current line [start, end) */
     bool have_line = false;
@@ -521,7 +522,7 @@ static int hit_lines(cp_scanner *m, size_t len, cp_hit_list *hits)
     return 0;
 }
 
-int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hits)
+int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, const cp_nlmap *newlines, cp_hit_list *hits)
 {
     hits->n = 0;
     hits->newlines = 0;
@@ -529,8 +530,12 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, cp_hit_list *hi
     m->raw_overflow = false;
     if (len == 0)
         return 0;
-    if (cp_nlmap_build(&m->newlines, data, len) != 0)
-        return -1;
+    if (!newlines || newlines->len != len) {
+        if (cp_nlmap_build(&m->newlines, data, len) != 0)
+            return -1;
+        newlines = &m->newlines;
+    }
+    m->map = newlines;
     hs_error_t e = hs_scan(m->m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
     if (e != HS_SUCCESS && e != HS_SCAN_TERMINATED)
         return -1;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "catalog.h"
+#include "util/nlmap.h"
 
 typedef struct cp_matcher cp_matcher;
 
@@ -52,10 +53,13 @@ void cp_matcher_free(cp_matcher *m);
 
 /* Scans `len` bytes of whole lines; fills `hits` (cleared first) with one
  * entry per line that any rule hit, in line order. Returns 0 or -1.
+ * `newlines` is the map of data's '\n' bytes when the caller has one (the
+ * reader builds it, reader.h); NULL, or a map of another length, and the
+ * scan builds its own.
  * It uses the matcher's own scanner (below), so one thread may scan while
  * another calls cp_matcher_captures / cp_matcher_if_frame (which touch
  * only PCRE2 state); two scans at once need a scanner each. */
-int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hits);
+int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, const cp_nlmap *newlines, cp_hit_list *hits);
 
 /* A scanner holds what one thread needs to scan (vectorscan scratch, raw
  * hits): threads that scan at once use one each (pipeline.c). The matcher
@@ -63,7 +67,7 @@ int cp_matcher_scan(cp_matcher *m, const char *data, size_t len, cp_hit_list *hi
 typedef struct cp_scanner cp_scanner;
 int cp_scanner_new(cp_scanner **out, const cp_matcher *m);
 void cp_scanner_free(cp_scanner *sc);
-int cp_scanner_scan(cp_scanner *sc, const char *data, size_t len, cp_hit_list *hits);
+int cp_scanner_scan(cp_scanner *sc, const char *data, size_t len, const cp_nlmap *newlines, cp_hit_list *hits);
 
 /* Named captures of a rule's expressions on a line (all its expressions
  * that have named groups, first value of a name wins). Returns the count. */

@@ -41,6 +41,8 @@ typedef struct slot {
                            reference the slot holds until it is applied */
     size_t len, cap;
     uint64_t first_line;
+    cp_nlmap newlines;  /* the chunk's, from the reader, when has_map */
+    bool has_map;
     cp_hit_list hits;
     cp_prepared prep;
     int prepared_rc;
@@ -84,7 +86,7 @@ struct cp_pipeline {
 
 static int prepare(cp_pipeline *p, cp_scanner *sc, slot *s)
 {
-    if (cp_scanner_scan(sc, s->data, s->len, &s->hits) != 0)
+    if (cp_scanner_scan(sc, s->data, s->len, s->has_map ? &s->newlines : NULL, &s->hits) != 0)
         return -1;
     return cp_prepare(p->inc->cat, sc, s->data, s->first_line, &s->hits, p->inc->thin, &s->prep);
 }
@@ -362,7 +364,7 @@ static bool feed_inline(cp_pipeline *p, size_t len)
 
 /* The reader's slot for a new chunk: one chunk per slot, so the
  * operations after it wait in the next. NULL on failure. */
-static slot *chunk_slot(cp_pipeline *p, size_t len, uint64_t first_line)
+static slot *chunk_slot(cp_pipeline *p, size_t len, uint64_t first_line, cp_nlmap *newlines)
 {
     if (p->filling && p->filling->has_chunk && publish(p) != 0)
         return NULL;
@@ -373,6 +375,10 @@ static slot *chunk_slot(cp_pipeline *p, size_t len, uint64_t first_line)
     s->len = len;
     s->first_line = first_line;
     s->prepared_rc = 0;
+    /* the reader builds its next map in the slot's old one */
+    s->has_map = newlines != NULL;
+    if (newlines)
+        cp_nlmap_swap(&s->newlines, newlines);
     return s;
 }
 
@@ -386,11 +392,11 @@ static int drop_chunk(slot *s)
     return -1;
 }
 
-int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t first_line)
+int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t first_line, cp_nlmap *newlines)
 {
     if (feed_inline(p, len))
-        return cp_incident_feed(p->inc, data, len, first_line);
-    slot *s = chunk_slot(p, len, first_line);
+        return cp_incident_feed(p->inc, data, len, first_line, newlines);
+    slot *s = chunk_slot(p, len, first_line, newlines);
     if (!s)
         return -1;
     if (len > s->cap) {
@@ -406,11 +412,11 @@ int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t fir
 }
 
 int cp_pipeline_chunk_swap(cp_pipeline *p, char **buf, size_t size, size_t off, size_t len,
-                           uint64_t first_line)
+                           uint64_t first_line, cp_nlmap *newlines)
 {
     if (feed_inline(p, len))
-        return cp_incident_feed(p->inc, *buf + off, len, first_line);
-    slot *s = chunk_slot(p, len, first_line);
+        return cp_incident_feed(p->inc, *buf + off, len, first_line, newlines);
+    slot *s = chunk_slot(p, len, first_line, newlines);
     if (!s)
         return -1;
     /* the slot was applied: its old buffer is nobody's now, and goes back */
@@ -428,14 +434,14 @@ int cp_pipeline_chunk_swap(cp_pipeline *p, char **buf, size_t size, size_t off, 
 }
 
 int cp_pipeline_chunk_mapped(cp_pipeline *p, cp_mapping *m, const char *data, size_t len,
-                             uint64_t first_line)
+                             uint64_t first_line, cp_nlmap *newlines)
 {
     if (feed_inline(p, len)) {
-        int rc = cp_incident_feed(p->inc, data, len, first_line);
+        int rc = cp_incident_feed(p->inc, data, len, first_line, newlines);
         cp_mapping_release(m, data, len);
         return rc;
     }
-    slot *s = chunk_slot(p, len, first_line);
+    slot *s = chunk_slot(p, len, first_line, newlines);
     if (!s) {
         cp_mapping_release(m, data, len);
         return -1;
@@ -469,6 +475,7 @@ void cp_pipeline_free(cp_pipeline *p)
         free(p->ring[i].ops);
         free(p->ring[i].buf);
         cp_hit_list_free(&p->ring[i].hits);
+        cp_nlmap_free(&p->ring[i].newlines);
         cp_prepared_free(&p->ring[i].prep);
     }
     free(p->ring);

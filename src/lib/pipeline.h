@@ -15,6 +15,8 @@
  *
  * Small inputs never start threads: the first PIPE_THRESHOLD bytes are
  * processed inline. Memory: a chunk buffer per slot with its hit list.
+ * A chunk comes with the newline map the reader built (reader.h): the slot
+ * swaps it for its own old one, and the worker's scan reads it.
  * A chunk of a mapped file (cp_pipeline_chunk_mapped) needs no buffer: the
  * slot holds a reference to the mapping instead and gives it back, which
  * drops the chunk's pages, as soon as the incident has taken the chunk.
@@ -41,20 +43,22 @@ int cp_pipeline_new(cp_pipeline **out, cp_incident *inc, cp_matcher *m);
 void cp_pipeline_set_progress(cp_pipeline *p, cp_pipeline_progress_fn fn, void *user);
 /* Each returns 0, or -1 once anything failed (the scan should stop). */
 int cp_pipeline_begin(cp_pipeline *p, const char *path);
-int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t first_line);
+/* `newlines`, when not NULL, maps the chunk's '\n' bytes; the pipeline
+ * may swap it for another map (cp_nlmap_swap), as reader.h allows. */
+int cp_pipeline_chunk(cp_pipeline *p, const char *data, size_t len, uint64_t first_line, cp_nlmap *newlines);
 /* Like cp_pipeline_chunk, but keeps the chunk without copying it, as the
  * reader's chunk_swap (reader.h) allows: the chunk is (*buf)[off, off +
  * len) in the malloc'd *buf of `size` bytes, which the pipeline then owns;
  * *buf becomes a buffer of at least `size` bytes that the caller owns.
  * Small inputs are fed inline and *buf stays as it is. */
 int cp_pipeline_chunk_swap(cp_pipeline *p, char **buf, size_t size, size_t off, size_t len,
-                           uint64_t first_line);
+                           uint64_t first_line, cp_nlmap *newlines);
 /* Like cp_pipeline_chunk, for a chunk in a mapped file, without a copy:
  * takes the caller's reference to `m` (success or not) and releases it
  * with cp_mapping_release(m, data, len) once the chunk has reached the
  * incident (inline: before returning). */
 int cp_pipeline_chunk_mapped(cp_pipeline *p, cp_mapping *m, const char *data, size_t len,
-                             uint64_t first_line);
+                             uint64_t first_line, cp_nlmap *newlines);
 int cp_pipeline_end(cp_pipeline *p);
 int cp_pipeline_warn(cp_pipeline *p, const char *path, const char *message);
 /* Waits until every queued operation has reached the incident. Returns 0

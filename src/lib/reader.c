@@ -585,6 +585,7 @@ done:
     if (r) {
         free(r->seen.slot);
         free(r->buf);
+        cp_nlmap_free(&r->newlines);
     }
     free(r);
     return result;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "mapping.h"
+#include "util/nlmap.h"
 
 typedef struct cp_reader_opts {
     size_t max_line;          /* bytes of a line kept; longer lines are cut (default 64 KiB) */
@@ -51,9 +52,13 @@ typedef struct cp_reader_cb {
      * reader adds one after a last line that has none). NUL bytes have
      * been replaced by spaces. `first_line` is the 1-based number of the
      * first line of the chunk in its stream. The buffer is only valid
-     * during the call, and may be a read-only mapping of the file. Return
-     * nonzero to stop reading this stream. */
-    int (*chunk)(void *user, const char *data, size_t len, uint64_t first_line);
+     * during the call, and may be a read-only mapping of the file.
+     * `newlines` maps the chunk's '\n' bytes (nlmap.h), built on the pass
+     * that counted them, or is NULL (out of memory); a consumer that keeps
+     * the chunk may keep the map with it by swapping in a map of its own
+     * (cp_nlmap_swap), which the reader then builds the next one in.
+     * Return nonzero to stop reading this stream. */
+    int (*chunk)(void *user, const char *data, size_t len, uint64_t first_line, cp_nlmap *newlines);
     /* The stream ended (also after an error in its middle). */
     void (*end)(void *user, const cp_stream_info *info);
     /* Something about an input the user should know; `path` names it. */
@@ -77,7 +82,8 @@ typedef struct cp_reader_cb {
      * out of the kept buffer as soon as the call returns: the consumer must
      * not write there before. Leaving *buf alone is not keeping it.
      * Otherwise as `chunk`, which must be set too. */
-    int (*chunk_swap)(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line);
+    int (*chunk_swap)(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line,
+                      cp_nlmap *newlines);
     /* Optional: for a consumer that keeps chunks of mapped files. The
      * reader calls it instead of `chunk` and `chunk_swap` for a chunk that
      * is bytes of the mapping `m` as they are: data[0, len) lies in m. The
@@ -85,7 +91,8 @@ typedef struct cp_reader_cb {
      * with cp_mapping_release(m, data, len) once it no longer reads the
      * bytes, during the call or any time later; until then they stay
      * valid. Otherwise as `chunk`, which must be set too. */
-    int (*chunk_mapped)(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line);
+    int (*chunk_mapped)(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line,
+                        cp_nlmap *newlines);
 } cp_reader_cb;
 
 #define CP_READER_MAX_WHOLE ((size_t)256 << 20)

@@ -91,6 +91,8 @@ struct run {
     void *user;
     char *buf;
     size_t cap;
+    cp_nlmap newlines;   /* the '\n' bytes of the chunk being delivered */
+    bool have_map;       /* newlines maps it (false: out of memory) */
     size_t chunk_now;    /* target size of the next chunk (first_chunk, doubling) */
     uint64_t file_size;  /* size of the plain file being read; 0: stdin, unknown */
     seen_set seen;

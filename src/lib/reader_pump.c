@@ -30,15 +30,38 @@ static void replace_nuls(char *p, size_t n)
     }
 }
 
-/* Counts the lines of p[0, n) and turns its NUL bytes into spaces, in
- * one pass when there are none (the common case). */
-static uint64_t count_and_clean(char *p, size_t n)
+/* The map of the chunk just built, for the consumer; NULL when there is
+ * none. */
+static cp_nlmap *chunk_map(run *r)
+{
+    return r->have_map ? &r->newlines : NULL;
+}
+
+/* The reader's one pass over every byte it delivers: maps p[0, n)'s
+ * newlines (the scanner reads the map, not the bytes again), counts them
+ * and looks for NUL bytes. NULs are rare, so looking for them on the way
+ * is cheaper than a second pass. Returns the number of lines; *nul says
+ * whether p holds a NUL. */
+static uint64_t map_lines(run *r, const char *p, size_t n, bool *nul)
+{
+    r->have_map = cp_nlmap_build(&r->newlines, p, n) == 0;
+    if (!r->have_map)   /* out of memory: count without a map */
+        return cp_count_newlines_nul(p, n, nul);
+    *nul = r->newlines.nul;
+    return r->newlines.newlines;
+}
+
+/* Maps and counts the lines of p[0, n) and turns its NUL bytes into
+ * spaces: the map's newlines stay, and it holds no NUL any more. */
+static uint64_t count_and_clean(run *r, char *p, size_t n)
 {
     bool nul = false;
-    const uint64_t lines = cp_count_newlines_nul(p, n, &nul);
+    const uint64_t lines = map_lines(r, p, n, &nul);
 
-    if (nul)
+    if (nul) {
         replace_nuls(p, n);
+        r->newlines.nul = false;
+    }
     return lines;
 }
 
@@ -55,11 +78,11 @@ static int hand_over(pump *st, size_t e)
     int stop;
 
     if (!cb->chunk_swap || st->len - e >= n) {
-        stop = cb->chunk ? cb->chunk(r->user, r->buf + off, n, st->line) : 0;
+        stop = cb->chunk ? cb->chunk(r->user, r->buf + off, n, st->line, chunk_map(r)) : 0;
         st->d = e;
         return stop;
     }
-    stop = cb->chunk_swap(r->user, &next, r->cap, off, n, st->line);
+    stop = cb->chunk_swap(r->user, &next, r->cap, off, n, st->line, chunk_map(r));
     if (next == r->buf) {
         st->d = e;
         return stop;
@@ -76,7 +99,7 @@ static int hand_over(pump *st, size_t e)
  * its number of lines. */
 static uint64_t deliver_read(pump *st, size_t e)
 {
-    const uint64_t lines = count_and_clean(st->r->buf + st->d, e - st->d);
+    const uint64_t lines = count_and_clean(st->r, st->r->buf + st->d, e - st->d);
 
     st->stopped = hand_over(st, e) != 0;
     return lines;
@@ -93,10 +116,10 @@ static int hand_over_mapped(pump *st, const char *p, size_t n)
 
     if (cb->chunk_mapped) {
         cp_mapping_ref(st->map);
-        return cb->chunk_mapped(r->user, st->map, p, n, st->line);
+        return cb->chunk_mapped(r->user, st->map, p, n, st->line, chunk_map(r));
     }
     if (cb->chunk)
-        stop = cb->chunk(r->user, p, n, st->line);
+        stop = cb->chunk(r->user, p, n, st->line, chunk_map(r));
     cp_mapping_drop(st->map, p, n);
     return stop;
 }
@@ -117,14 +140,14 @@ static uint64_t hand_over_copy(pump *st, size_t e)
     memcpy(r->buf, p, have);
     if (st->nl_at >= st->d && st->nl_at < e)
         r->buf[st->nl_at - st->d] = '\n';
-    lines = count_and_clean(r->buf, n);
+    lines = count_and_clean(r, r->buf, n);
     cp_mapping_drop(st->map, p, have); /* nobody reads them there again */
     if (cb->chunk_swap) {
         char *next = r->buf;
-        st->stopped = cb->chunk_swap(r->user, &next, r->cap, 0, n, st->line) != 0;
+        st->stopped = cb->chunk_swap(r->user, &next, r->cap, 0, n, st->line, chunk_map(r)) != 0;
         r->buf = next;
     } else if (cb->chunk) {
-        st->stopped = cb->chunk(r->user, r->buf, n, st->line) != 0;
+        st->stopped = cb->chunk(r->user, r->buf, n, st->line, chunk_map(r)) != 0;
     }
     return lines;
 }
@@ -139,7 +162,7 @@ static uint64_t deliver_mapped(pump *st, size_t e)
     uint64_t lines = 0;
 
     if (!marked)
-        lines = cp_count_newlines_nul(p, n, &nul);
+        lines = map_lines(st->r, p, n, &nul);
     if (marked || nul)
         lines = hand_over_copy(st, e);
     else

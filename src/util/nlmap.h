@@ -18,11 +18,18 @@ typedef struct cp_nlmap {
     uint64_t *bits;  /* bit i % 64 of bits[i / 64] is set when data[i] == '\n' */
     size_t len;      /* bytes mapped; bits past len are clear */
     size_t cap;      /* words allocated, kept for the next chunk */
+    uint64_t newlines; /* '\n' bytes in data[0, len) */
+    bool nul;        /* a NUL byte lies in data[0, len) */
 } cp_nlmap;
 
-/* Maps data[0, len), reusing the map's memory. Returns 0, or -1 when out
- * of memory (the map is then empty). */
+/* Maps data[0, len), reusing the map's memory, and counts its newlines
+ * and looks for NUL bytes on the way: the reader's one pass over every
+ * byte it delivers, whose map the scanner then uses. Returns 0, or -1
+ * when out of memory (the map is then empty). */
 int cp_nlmap_build(cp_nlmap *m, const char *data, size_t len);
+/* Exchanges two maps (their memory too): a consumer keeps the map of a
+ * chunk it keeps, and gives the reader its old one to build the next. */
+void cp_nlmap_swap(cp_nlmap *a, cp_nlmap *b);
 /* Frees the bits; the map may be built again. Accepts NULL. */
 void cp_nlmap_free(cp_nlmap *m);
 

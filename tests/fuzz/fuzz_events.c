@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (cp_incident_begin_stream(&inc, "node017/rank_3.log") == 0) {
-        cp_incident_feed(&inc, text, len, 1);
+        cp_incident_feed(&inc, text, len, 1, NULL);
         cp_incident_end_stream(&inc);
     }
     cp_diagnosis d;

@@ -39,17 +39,24 @@ static int on_begin(void *user, const cp_stream_info *info)
     return 0;
 }
 
-static int on_chunk(void *user, const char *data, size_t len, uint64_t first_line)
+static int on_chunk(void *user, const char *data, size_t len, uint64_t first_line, cp_nlmap *newlines)
 {
     if (!len || data[len - 1] != '\n' || first_line == 0 || memchr(data, '\0', len))
         abort();
+    /* the map, when there is one, is the chunk's */
+    if (newlines && (newlines->len != len || newlines->nul))
+        abort();
     const char *p = data, *end = data + len;
+    uint64_t lines = 0;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if ((size_t)(nl - p) > MAX_LINE)
+        if ((size_t)(nl - p) > MAX_LINE || (newlines && !cp_nlmap_is_newline(newlines, (size_t)(nl - data))))
             abort();
         p = nl + 1;
+        lines++;
     }
+    if (newlines && newlines->newlines != lines)
+        abort();
     fold(user, &first_line, sizeof first_line);
     fold(user, &len, sizeof len);
     fold(user, data, len);

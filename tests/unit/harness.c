@@ -41,7 +41,7 @@ void harness_scan(cp_incident *inc, const stream_in *streams, size_t n)
     assert_int_equal(cp_incident_init(inc, &g_cat, g_matcher), 0);
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(cp_incident_begin_stream(inc, streams[i].path), 0);
-        assert_int_equal(cp_incident_feed(inc, streams[i].text, strlen(streams[i].text), 1), 0);
+        assert_int_equal(cp_incident_feed(inc, streams[i].text, strlen(streams[i].text), 1, NULL), 0);
         cp_incident_end_stream(inc);
     }
 }

@@ -895,7 +895,7 @@ static void big_chunk_traceback_at_end(void **state)
     assert_true(len >= (size_t)1 << 20);
     assert_int_equal(cp_incident_init(inc, &g_cat, g_matcher), 0);
     assert_int_equal(cp_incident_begin_stream(inc, "rank5.log"), 0);
-    assert_int_equal(cp_incident_feed(inc, buf, len, 1), 0);
+    assert_int_equal(cp_incident_feed(inc, buf, len, 1, NULL), 0);
     cp_incident_end_stream(inc);
     free(buf);
     dump(inc);
@@ -922,9 +922,9 @@ static void traceback_split_across_feeds(void **state)
     size_t first = (size_t)(cut - traceback_text);
     assert_int_equal(cp_incident_init(inc, &g_cat, g_matcher), 0);
     assert_int_equal(cp_incident_begin_stream(inc, "train.log"), 0);
-    assert_int_equal(cp_incident_feed(inc, traceback_text, first, 1), 0);
+    assert_int_equal(cp_incident_feed(inc, traceback_text, first, 1, NULL), 0);
     assert_int_equal(inc->n_events, 0); /* still open */
-    assert_int_equal(cp_incident_feed(inc, cut, strlen(cut), 7), 0);
+    assert_int_equal(cp_incident_feed(inc, cut, strlen(cut), 7, NULL), 0);
     cp_incident_end_stream(inc);
     dump(inc);
     assert_int_equal(inc->lines, 12);
@@ -949,8 +949,8 @@ static void identity_inherited_across_feeds(void **state)
         cut = strchr(cut, '\n') + 1;
     assert_int_equal(cp_incident_init(inc, &g_cat, g_matcher), 0);
     assert_int_equal(cp_incident_begin_stream(inc, "train.log"), 0);
-    assert_int_equal(cp_incident_feed(inc, after_error_text, (size_t)(cut - after_error_text), 1), 0);
-    assert_int_equal(cp_incident_feed(inc, cut, strlen(cut), 3), 0);
+    assert_int_equal(cp_incident_feed(inc, after_error_text, (size_t)(cut - after_error_text), 1, NULL), 0);
+    assert_int_equal(cp_incident_feed(inc, cut, strlen(cut), 3, NULL), 0);
     cp_incident_end_stream(inc);
     dump(inc);
     assert_int_equal(inc->n_events, 1);

@@ -194,7 +194,7 @@ static void test_scan_lines(void **state)
         "[7]<stderr> nothing else here\n"
         "OutOfMemoryError";  /* last line, no newline */
 
-    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 4);
     check_numbers(&fx->hits, chunk, strlen(chunk));
     /* three matches of one rule on the first line count once */
@@ -215,7 +215,7 @@ static void test_scan_first_and_last_line(void **state)
     /* a hit on the first byte of the chunk, a trailing newline at the end */
     static const char chunk[] = "OutOfMemoryError\nquiet\nquiet too\nlast: rank0 pid 1\n";
 
-    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 2);
     assert_int_equal(fx->hits.lines[0].start, 0);
     assert_int_equal(fx->hits.lines[0].len, strlen("OutOfMemoryError"));
@@ -223,7 +223,7 @@ static void test_scan_first_and_last_line(void **state)
     check_line(&fx->hits, 1, chunk, "last: rank0 pid 1", (uint32_t[]){R_RANK}, 1);
 
     /* a one-line chunk that is nothing but the match */
-    assert_int_equal(cp_matcher_scan(fx->m, "OutOfMemoryError", 16, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, "OutOfMemoryError", 16, NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 1);
     assert_int_equal(fx->hits.lines[0].start, 0);
     assert_int_equal(fx->hits.lines[0].len, 16);
@@ -242,7 +242,7 @@ static void test_match_ending_at_newline(void **state)
         "FATAL\n"
         "disk full\n";
 
-    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 4);
     check_numbers(&fx->hits, chunk, strlen(chunk));
     check_line(&fx->hits, 0, chunk, "job FATAL", (uint32_t[]){R_EOL}, 1);
@@ -255,7 +255,7 @@ static void test_match_ending_at_newline(void **state)
     assert_int_equal(fx->hits.lines[3].rules[0], R_NL);
 
     /* "FATAL" in the middle of a line is no "FATAL$" */
-    assert_int_equal(cp_matcher_scan(fx->m, "FATAL error\n", 12, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, "FATAL error\n", 12, NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 0);
 }
 
@@ -274,7 +274,7 @@ static void test_line_numbers(void **state)
                      "rank1 pid 2",                /* 8: the last line, no '\n' */
                      0, 0);
     size_t len = (size_t)n;
-    assert_int_equal(cp_matcher_scan(fx->m, chunk, len, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, len, NULL, &fx->hits), 0);
     check_numbers(&fx->hits, chunk, len);
     static const size_t want_no[] = {0, 3, 4, 5, 8};
     assert_int_equal(fx->hits.n, 5);
@@ -289,7 +289,7 @@ static void test_line_numbers(void **state)
     /* the same text ending with its '\n', and every shorter prefix of it */
     chunk[len++] = '\n';
     for (size_t cut = 0; cut <= len; cut++) {
-        assert_int_equal(cp_matcher_scan(fx->m, chunk, cut, &fx->hits), 0);
+        assert_int_equal(cp_matcher_scan(fx->m, chunk, cut, NULL, &fx->hits), 0);
         check_numbers(&fx->hits, chunk, cut);
     }
 }
@@ -299,12 +299,12 @@ static void test_only_newlines(void **state)
     fixture *fx = *state;
     char chunk[300];
     memset(chunk, '\n', sizeof chunk);
-    assert_int_equal(cp_matcher_scan(fx->m, chunk, sizeof chunk, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, sizeof chunk, NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 0);
     assert_int_equal(fx->hits.newlines, sizeof chunk);
     /* "disk full\n" between runs of empty lines, at a word's edge */
     memcpy(chunk + 60, "disk full\n", 10);
-    assert_int_equal(cp_matcher_scan(fx->m, chunk, sizeof chunk, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, sizeof chunk, NULL, &fx->hits), 0);
     check_numbers(&fx->hits, chunk, sizeof chunk);
     assert_int_equal(fx->hits.n, 1);
     assert_int_equal(fx->hits.lines[0].start, 60);
@@ -316,12 +316,12 @@ static void test_only_newlines(void **state)
 static void test_scan_clears_and_grows(void **state)
 {
     fixture *fx = *state;
-    assert_int_equal(cp_matcher_scan(fx->m, "OutOfMemoryError\n", 17, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, "OutOfMemoryError\n", 17, NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 1);
     /* hits are cleared by the next scan */
-    assert_int_equal(cp_matcher_scan(fx->m, "nothing\nat all\n", 15, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, "nothing\nat all\n", 15, NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 0);
-    assert_int_equal(cp_matcher_scan(fx->m, "", 0, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, "", 0, NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 0);
 
     /* many hit lines, alternating with quiet ones, stay in line order */
@@ -331,7 +331,7 @@ static void test_scan_clears_and_grows(void **state)
     assert_non_null(big);
     for (int i = 0; i < N; i++)
         len += (size_t)snprintf(big + len, cap - len, "rank%d pid %d\nquiet %d\n", i, 1000 + i, i);
-    assert_int_equal(cp_matcher_scan(fx->m, big, len, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, big, len, NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, N);
     assert_int_equal(fx->hits.newlines, 2 * N);
     for (size_t i = 0; i < N; i++) {
@@ -403,7 +403,7 @@ static void test_nocase(void **state)
         "outofmemoryerror\n"
         "Error Code 42\n";
 
-    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, 3);
     check_line(&fx->hits, 0, chunk, "TRAINING FAILED", (uint32_t[]){R_NOCASE}, 1);
     check_line(&fx->hits, 1, chunk, "training failed", (uint32_t[]){R_NOCASE}, 1);
@@ -490,7 +490,7 @@ static void test_scan_expression(void **state)
                 "test = step 3\n");
     assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
     assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
-    assert_int_equal(cp_matcher_scan(m, chunk, strlen(chunk), &hits), 0);
+    assert_int_equal(cp_matcher_scan(m, chunk, strlen(chunk), NULL, &hits), 0);
     assert_int_equal(hits.n, 2); /* "timestep: 7" passes the scan... */
     const char *second = chunk + hits.lines[1].start;
     assert_true(cp_matcher_confirms(m, 0, chunk, hits.lines[0].len));
@@ -518,7 +518,7 @@ static void test_scan_expression(void **state)
                 "test =     forward (/x/train.py:44)\n");
     assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
     assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
-    assert_int_equal(cp_matcher_scan(m, frames, strlen(frames), &hits), 0);
+    assert_int_equal(cp_matcher_scan(m, frames, strlen(frames), NULL, &hits), 0);
     assert_int_equal(hits.n, 1);
     assert_int_equal(hits.lines[0].start, 0);
     assert_int_equal(hits.lines[0].n_rules, 1);
@@ -574,7 +574,7 @@ static void test_trailing_repeat_hits_once(void **state)
     const char *data = "frame #0: c10::Error::Error(c10::SourceLocation)\n"
                        "no frame here\n"
                        "frame #1: c10d::ProcessGroupNCCL::watchdogHandler()\n";
-    assert_int_equal(cp_matcher_scan(m, data, strlen(data), &hits), 0);
+    assert_int_equal(cp_matcher_scan(m, data, strlen(data), NULL, &hits), 0);
     assert_int_equal(hits.n, 2);
     assert_int_equal(hits.lines[0].n_rules, 1);
     assert_int_equal(hits.lines[1].start, strlen("frame #0: c10::Error::Error(c10::SourceLocation)\nno frame here\n"));
@@ -646,7 +646,7 @@ static void test_real_catalog_hits_its_tests(void **state)
         const cp_rule *r = &cat.rules[i];
         for (size_t t = 0; t < r->n_tests; t++) {
             bool hit = false;
-            assert_int_equal(cp_matcher_scan(m, r->tests[t], strlen(r->tests[t]), &hits), 0);
+            assert_int_equal(cp_matcher_scan(m, r->tests[t], strlen(r->tests[t]), NULL, &hits), 0);
             for (size_t k = 0; k < hits.n; k++)
                 for (uint32_t j = 0; j < hits.lines[k].n_rules; j++)
                     hit |= hits.lines[k].rules[j] == i;

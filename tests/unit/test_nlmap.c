@@ -39,6 +39,8 @@ static void check_text(cp_nlmap *m, const char *p, size_t len)
 {
     assert_int_equal(cp_nlmap_build(m, p, len), 0);
     assert_int_equal(m->len, len);
+    assert_int_equal(m->newlines, slow_count(p, 0, len));
+    assert_int_equal(m->nul, memchr(p, '\0', len) != NULL);
     for (size_t b = 0; b < len; b++) {
         if (cp_nlmap_line_start(m, b) != slow_line_start(p, b))
             fail_msg("len %zu: line start of %zu", len, b);
@@ -89,6 +91,51 @@ static void test_only_newlines_and_none(void **state)
     cp_nlmap_free(&m);
 }
 
+/* The count and the NUL flag of the build, with a NUL at every place a
+ * word of the map can hold it, in the whole words and in the partial one. */
+static void test_count_and_nul(void **state)
+{
+    (void)state;
+    enum { LEN = 200 };
+    char text[LEN];
+    cp_nlmap m = {0};
+    for (size_t i = 0; i < LEN; i++)
+        text[i] = i % 9 == 8 ? '\n' : 'x';
+    check_text(&m, text, LEN);
+    assert_false(m.nul);
+    for (size_t at = 0; at < LEN; at++) {
+        char was = text[at];
+        text[at] = '\0';
+        assert_int_equal(cp_nlmap_build(&m, text, LEN), 0);
+        if (!m.nul)
+            fail_msg("NUL at %zu not seen", at);
+        assert_int_equal(m.newlines, slow_count(text, 0, LEN));
+        text[at] = was;
+    }
+    /* a NUL just past the mapped bytes is not the map's */
+    text[150] = '\0';
+    check_text(&m, text, 150);
+    assert_false(m.nul);
+    cp_nlmap_free(&m);
+}
+
+/* Swapping maps swaps what they describe, memory included. */
+static void test_swap(void **state)
+{
+    (void)state;
+    cp_nlmap a = {0}, b = {0};
+    assert_int_equal(cp_nlmap_build(&a, "a\nb\n", 4), 0);
+    assert_int_equal(cp_nlmap_build(&b, "\n", 1), 0);
+    const uint64_t *a_bits = a.bits;
+    cp_nlmap_swap(&a, &b);
+    assert_ptr_equal(b.bits, a_bits);
+    assert_int_equal(b.newlines, 2);
+    assert_int_equal(a.newlines, 1);
+    assert_int_equal(cp_nlmap_line_end(&b, 2), 3);
+    cp_nlmap_free(&a);
+    cp_nlmap_free(&b);
+}
+
 /* A smaller chunk after a larger one reuses the bits without leftovers. */
 static void test_reuse(void **state)
 {
@@ -116,6 +163,8 @@ int main(void)
         cmocka_unit_test(test_random_text),
         cmocka_unit_test(test_only_newlines_and_none),
         cmocka_unit_test(test_reuse),
+        cmocka_unit_test(test_count_and_nul),
+        cmocka_unit_test(test_swap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

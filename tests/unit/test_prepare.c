@@ -73,7 +73,7 @@ static const char chunk[] =
 
 static void scan_and_prepare(fixture *fx, bool thin)
 {
-    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, strlen(chunk), NULL, &fx->hits), 0);
     assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), chunk, 100, &fx->hits, thin, &fx->prep), 0);
     assert_int_equal(fx->prep.n, fx->hits.n);
 }
@@ -138,7 +138,7 @@ static void test_thinning_a_longer_run(void **state)
     /* 4 lines of one writer: the middle two go, the last stands for 3 */
     static const char three[] = STEP(" 1", "9", "01", "1") STEP(" 1", "9", "02", "2") STEP(" 1", "9", "03", "3")
         STEP(" 1", "9", "04", "4");
-    assert_int_equal(cp_matcher_scan(fx->m, three, strlen(three), &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, three, strlen(three), NULL, &fx->hits), 0);
     assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), three, 1, &fx->hits, true, &fx->prep), 0);
     assert_int_equal(fx->prep.n, 4);
     assert_int_equal(fx->prep.lines[0].weight, 1);
@@ -172,7 +172,7 @@ static void test_thinning_more_writers_than_the_table(void **state)
     enum { RANKS = 9000, ROUNDS = 3 };
     size_t len;
     char *text = progress_rounds(RANKS, ROUNDS, &len);
-    assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, text, len, NULL, &fx->hits), 0);
     assert_int_equal(fx->hits.n, RANKS * ROUNDS);
     assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     uint64_t total = 0;
@@ -197,7 +197,7 @@ static void test_thinning_table_grows_to_the_writers(void **state)
     enum { RANKS = 2000, ROUNDS = 3 };
     size_t len;
     char *text = progress_rounds(RANKS, ROUNDS, &len);
-    assert_int_equal(cp_matcher_scan(fx->m, text, len, &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, text, len, NULL, &fx->hits), 0);
     assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     for (int r = 0; r < RANKS; r++) {
         assert_int_equal(fx->prep.lines[r].weight, 1);               /* first */
@@ -257,7 +257,7 @@ static void test_step_reads_as_the_captures(void **state)
     int checked = 0;
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         const char *line = lines[i];
-        assert_int_equal(cp_matcher_scan(fx->m, line, strlen(line), &fx->hits), 0);
+        assert_int_equal(cp_matcher_scan(fx->m, line, strlen(line), NULL, &fx->hits), 0);
         for (size_t h = 0; h < fx->hits.n; h++) {
             const cp_line_hits *lh = &fx->hits.lines[h];
             for (uint32_t k = 0; k < lh->n_rules; k++) {
@@ -294,7 +294,7 @@ static void test_captures_as_the_matcher(void **state)
         STEP(" 0", "3", "40", "10")
         "Process 28696: /usr/bin/python3 -u train.py --config cfg.yaml\n"
         "  0: [rank0]:[2025-02-20 03:24:49,054] [INFO] [logging.py:96:log_dist] [Rank 0] step=630, skipped=4\n";
-    assert_int_equal(cp_matcher_scan(fx->m, text, strlen(text), &fx->hits), 0);
+    assert_int_equal(cp_matcher_scan(fx->m, text, strlen(text), NULL, &fx->hits), 0);
     assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
     int with_captures = 0;
     for (size_t i = 0; i < fx->prep.n; i++) {

@@ -65,6 +65,7 @@ typedef struct rec {
     bool swap;                   /* take chunks through chunk_swap */
     int swaps;                   /* chunks taken so */
     char *kept;                  /* the buffer chunk_swap kept last */
+    cp_nlmap kept_map;           /* and its newline map */
     size_t buf_size;
     size_t bounds[4096];         /* the first chunks' lengths, in order */
     uint64_t firsts[4096];       /* and their first_line */
@@ -133,7 +134,19 @@ static int on_begin(void *user, const cp_stream_info *info)
     return 0;
 }
 
-static int on_chunk(void *user, const char *data, size_t len, uint64_t first_line)
+/* The newline map that comes with a chunk describes exactly its bytes. */
+static void check_map(const cp_nlmap *m, const char *data, size_t len, uint64_t lines)
+{
+    assert_non_null(m);
+    assert_int_equal(m->len, len);
+    assert_int_equal(m->newlines, lines);
+    assert_false(m->nul);
+    for (size_t i = 0; i < len; i++)
+        if (cp_nlmap_is_newline(m, i) != (data[i] == '\n'))
+            fail_msg("map and chunk differ at byte %zu of %zu", i, len);
+}
+
+static int on_chunk(void *user, const char *data, size_t len, uint64_t first_line, cp_nlmap *newlines)
 {
     rec *r = user;
     stream_rec *s = r->cur;
@@ -151,6 +164,7 @@ static int on_chunk(void *user, const char *data, size_t len, uint64_t first_lin
         assert_true((size_t)(nl - p) <= max_line);
         p = nl + 1;
     }
+    check_map(newlines, data, len, lines);
     r->next_line += lines;
     r->total += len;
     if (r->chunks < (int)(sizeof r->bounds / sizeof r->bounds[0])) {
@@ -194,11 +208,17 @@ static void on_warn(void *user, const char *path, const char *message)
 /* Keeps every chunk's buffer and hands back the one kept before, its old
  * bytes overwritten: the reader must read nothing of a buffer it got back
  * but what it wrote there itself. */
-static int on_chunk_swap(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line)
+static int on_chunk_swap(void *user, char **buf, size_t size, size_t off, size_t len, uint64_t first_line,
+                         cp_nlmap *newlines)
 {
     rec *r = user;
     char *spare = r->kept;
-    int stop = on_chunk(user, *buf + off, len, first_line);
+    int stop = on_chunk(user, *buf + off, len, first_line, newlines);
+
+    /* keeps the map too, and gives back the one kept before, scrambled */
+    cp_nlmap_swap(&r->kept_map, newlines);
+    if (newlines->bits)
+        memset(newlines->bits, 0xa5, newlines->cap * sizeof *newlines->bits);
 
     r->swaps++;
 
@@ -216,10 +236,11 @@ static int on_chunk_swap(void *user, char **buf, size_t size, size_t off, size_t
 /* Keeps the first mapped chunks (their reference with them) to check,
  * once the run is over, that they stayed valid; gives the others back at
  * once, as a consumer that is done with them would. */
-static int on_chunk_mapped(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line)
+static int on_chunk_mapped(void *user, cp_mapping *m, const char *data, size_t len, uint64_t first_line,
+                           cp_nlmap *newlines)
 {
     rec *r = user;
-    int stop = on_chunk(user, data, len, first_line);
+    int stop = on_chunk(user, data, len, first_line, newlines);
 
     r->maps++;
     if (r->n_held < MAX_HELD && r->cur != &r->spare)
@@ -254,6 +275,7 @@ static void rec_free(rec *r)
     for (int i = 0; i < r->n; i++)
         free(r->s[i].text);
     free(r->kept);
+    cp_nlmap_free(&r->kept_map);
     free(r);
 }
 
@@ -1438,11 +1460,12 @@ static void test_map_not_fresh(void **state)
     rec_free(r);
 }
 
-static int on_chunk_truncate(void *user, const char *data, size_t len, uint64_t first_line)
+static int on_chunk_truncate(void *user, const char *data, size_t len, uint64_t first_line, cp_nlmap *newlines)
 {
     (void)data;
     (void)len;
     (void)first_line;
+    (void)newlines;
     /* the file shrinks under the reader, as copytruncate would do it */
     if (truncate(user, 0) != 0)
         _exit(3);
