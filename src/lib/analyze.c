@@ -88,6 +88,47 @@ static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
     return CP_PHASE_UNKNOWN;
 }
 
+/* Whether e is its stream's last event: a stack there is one the log cuts
+ * off before its exception line (a paste, a truncated file). */
+static bool last_of_stream(const cp_incident *inc, const cp_event *e)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *o = &inc->events[i];
+        if (o != e && o->stream == e->stream && o->line > e->line)
+            return false;
+    }
+    return true;
+}
+
+/* A root whose own traceback names no phase (cut short, or all library
+ * frames) takes the phase another rank's shows: the ranks run the same
+ * program, so one that raised the same error, or whose traceback the log
+ * cuts off before its exception line, was at the same place. The first
+ * such rank with a phase is named in a note. */
+static void phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
+{
+    const cp_rule *r = rule_of(inc, root);
+    int rank = event_rank(inc, root);
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int peer = event_rank(inc, e);
+        if (e == root || peer < 0 || peer == rank || e->in_table)
+            continue;
+        bool same = r && rule_of(inc, e) == r, cut = e->rule == CP_RULE_STACK && last_of_stream(inc, e);
+        cp_phase p = same || cut ? phase_from_frames(inc, e) : CP_PHASE_NONE;
+        if (p == CP_PHASE_NONE)
+            continue;
+        d->phase = p;
+        if (same)
+            cp_diag_note(d, "The phase (%s) is read from rank %d's traceback: it raised the same error.",
+                         cp_phase_name(p), peer);
+        else
+            cp_diag_note(d, "The phase (%s) is read from rank %d's traceback, which the log cuts off before its error.",
+                         cp_phase_name(p), peer);
+        return;
+    }
+}
+
 /* Rule phase hints that name a specific operation beat frame hints only
  * when the frames say nothing. */
 static cp_owner owner_of_event(const cp_incident *inc, const cp_event *e)
@@ -279,6 +320,8 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     d->kind = r->kind;
     d->owner = owner_of_event(inc, root);
     d->phase = phase_of_event(inc, root);
+    if (d->phase == CP_PHASE_UNKNOWN)
+        phase_from_peers(d, inc, root);
     d->hang = r->kind == CP_KIND_CHECKPOINT_HANG || r->kind == CP_KIND_PIPELINE_HANG;
     d->signature = cp_strdup(root->text ? root->text : "");
     d->first_time = cp_format_time(inc, &root->origin.time);

@@ -129,6 +129,63 @@ static const char root_cascade_text[] =
     "    work.wait()\n"
     "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:1936\n";
 
+/* Rank 1's traceback, as pasted, keeps only its innermost (library) frame;
+ * rank 7 fails the same way with its whole stack, in the loss step. The
+ * frames are torchtune's and PyTorch's (a bug report's paste, shortened). */
+#define DTENSOR_INNER \
+    "[rank1]:   File \"/env/lib/python3.10/site-packages/torch/distributed/tensor/_dispatch.py\", line 452, in _try_replicate_spec_for_scalar_tensor\n" \
+    "[rank1]:     raise RuntimeError(\n" \
+    "[rank1]: RuntimeError: aten.mm.default: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!\n"
+#define DTENSOR_FULL_STACK(r) \
+    "[rank" r "]: Traceback (most recent call last):\n" \
+    "[rank" r "]:   File \"/home/u/torchtune/recipes/lora_finetune_distributed.py\", line 818, in train\n" \
+    "[rank" r "]:     current_loss = self._loss_step(batch) * current_num_tokens\n" \
+    "[rank" r "]:   File \"/home/u/torchtune/recipes/lora_finetune_distributed.py\", line 923, in _loss_step\n" \
+    "[rank" r "]:     loss = self._loss_fn(weight, outputs, labels)\n" \
+    "[rank" r "]:   File \"/env/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1773, in _wrapped_call_impl\n" \
+    "[rank" r "]:     return self._call_impl(*args, **kwargs)\n"
+
+static void phase_from_rank_with_same_error(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 DTENSOR_INNER DTENSOR_FULL_STACK("7")
+                 "[rank7]:   File \"/env/lib/python3.10/site-packages/torch/distributed/tensor/_dispatch.py\", line 452, in _try_replicate_spec_for_scalar_tensor\n"
+                 "[rank7]: RuntimeError: aten.mm.default: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!\n"
+                 "[rank0]:[I1127 10:00:00.000000 1 step.py:1] step 12 done\n");
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->first_rank, 1);
+    assert_int_equal(d->phase, CP_PHASE_FORWARD);
+    assert_true(note_has(d, "read from rank 7", "same error"));
+}
+
+/* The paste ends inside rank 7's traceback: its frames still say where the
+ * program was. */
+static void phase_from_cut_off_traceback(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", DTENSOR_INNER DTENSOR_FULL_STACK("7"));
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->first_rank, 1);
+    assert_int_equal(d->phase, CP_PHASE_FORWARD);
+    assert_true(note_has(d, "read from rank 7", "cuts off"));
+}
+
+/* A peer that failed otherwise (here the collective its partner left) says
+ * nothing of the root's phase. */
+static void no_phase_from_other_errors(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 DTENSOR_INNER DTENSOR_FULL_STACK("7")
+                 "[rank7]:   File \"/env/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py\", line 1541, in all_reduce\n"
+                 "[rank7]: RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:15025\n");
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->first_rank, 1);
+    assert_int_equal(d->phase, CP_PHASE_UNKNOWN);
+    assert_false(note_has(d, "is read from rank", NULL));
+}
+
 static void root_wins_over_cascade(void **state)
 {
     fixture *f = *state;
@@ -626,6 +683,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(phase_from_rank_with_same_error, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(phase_from_cut_off_traceback, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
     };
     return cmocka_run_group_tests(tests, harness_load_catalog, harness_free_catalog);
 }
