@@ -609,6 +609,18 @@ static pcre2_code *pattern_code(const cp_matcher *m, const cp_rule *r, size_t j,
     return atomic_load_explicit(&m->pattern_re[pid], memory_order_relaxed);
 }
 
+/* pcre2_match through the JIT's own entry when the code has one, which
+ * skips the checks pcre2_match repeats on every call: captures are read on
+ * every evidence line, and the step of a progress line for every writer in
+ * every chunk, thousands of times a chunk at thousands of ranks. */
+static int match_fast(const pcre2_code *re, const char *line, size_t len, pcre2_match_data *md)
+{
+    int rc = pcre2_jit_match(re, (PCRE2_SPTR)line, len, 0, 0, md, NULL);
+    if (rc == PCRE2_ERROR_JIT_BADOPTION) /* not JIT compiled (CULPRIT_PCRE2_NO_JIT) */
+        rc = pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, md, NULL);
+    return rc;
+}
+
 static int captures_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rule, const char *line, size_t len,
                          cp_captures *out)
 {
@@ -616,7 +628,7 @@ static int captures_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rul
     size_t pid = m->rule_first[rule];
     for (size_t j = 0; j < r->n_match; j++, pid++) {
         pcre2_code *re = pattern_code(m, r, j, pid);
-        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0)
+        if (re && match_fast(re, line, len, md) >= 0)
             collect_named(re, md, line, out);
     }
     return out->n;
@@ -635,22 +647,59 @@ int cp_scanner_captures(cp_scanner *sc, uint32_t rule, const char *line, size_t 
 /* The same reading as cp_matcher_captures with this thread's match data.
  * It stops at the first expression that gives a step: the first value of
  * a name wins, so the later ones could not change it. */
+/* The integer a capture holds, as cp_parse_i64 reads the capture's value
+ * (cut to CP_CAPTURE_VALUE - 1 bytes, as put_capture keeps it); a run of
+ * at most 18 digits, the usual case, without the copy and strtoll. */
+static bool capture_i64(const char *v, size_t n, int64_t *out)
+{
+    if (n > 0 && n <= 18) {
+        int64_t x = 0;
+        size_t i = 0;
+        while (i < n && v[i] >= '0' && v[i] <= '9')
+            x = x * 10 + (v[i++] - '0');
+        if (i == n) {
+            *out = x;
+            return true;
+        }
+    }
+    char buf[CP_CAPTURE_VALUE];
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    return cp_parse_i64(buf, out);
+}
+
+/* The step a line's match gives, as cp_scanner_step's callers have always
+ * read it: from the first of the rule's expressions that matches with its
+ * "step" group set. The group is read from the match data, not from a
+ * copy of every capture (collect_named), except where a pattern names
+ * "step" twice and the name table decides which one counts. */
 bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step)
 {
     const cp_matcher *m = sc->m;
     const cp_rule *r = &m->cat->rules[rule];
     size_t pid = m->rule_first[rule];
-    cp_captures caps;
-    caps.n = 0;
-    const char *s = NULL;
-    for (size_t j = 0; j < r->n_match && !s; j++, pid++) {
+    for (size_t j = 0; j < r->n_match; j++, pid++) {
         pcre2_code *re = pattern_code(m, r, j, pid);
-        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, sc->md, NULL) >= 0) {
+        if (!re || match_fast(re, line, len, sc->md) < 0)
+            continue;
+        int group = pcre2_substring_number_from_name(re, (PCRE2_SPTR) "step");
+        if (group == PCRE2_ERROR_NOUNIQUESUBSTRING) {
+            cp_captures caps;
+            caps.n = 0;
             collect_named(re, sc->md, line, &caps);
-            s = cp_captures_get(&caps, "step");
+            const char *s = cp_captures_get(&caps, "step");
+            if (s)
+                return cp_parse_i64(s, step);
+            continue;
         }
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(sc->md);
+        if (group < 0 || (uint32_t)group >= pcre2_get_ovector_count(sc->md) || ov[2 * group] == PCRE2_UNSET)
+            continue;
+        return capture_i64(line + ov[2 * group], ov[2 * group + 1] - ov[2 * group], step);
     }
-    return s && cp_parse_i64(s, step);
+    return false;
 }
 
 cp_scanner *cp_matcher_scanner(cp_matcher *m)
@@ -687,7 +736,7 @@ static bool confirm_with(const cp_matcher *m, pcre2_match_data *md, uint32_t rul
     size_t pid = m->rule_first[rule];
     for (size_t j = 0; j < r->n_match; j++, pid++) {
         pcre2_code *re = atomic_load_explicit(&m->pattern_re[pid], memory_order_relaxed);
-        if (re && pcre2_match(re, (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0)
+        if (re && match_fast(re, line, len, md) >= 0)
             return true;
     }
     return false;

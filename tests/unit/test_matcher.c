@@ -468,6 +468,45 @@ static void test_bad_vectorscan_expression(void **state)
     cp_catalog_free(&cat);
 }
 
+/* The step of a progress line: the first expression that matches with its
+ * "step" group set gives it, read as an integer; an expression without the
+ * group, or with it unset, passes the turn; a name given twice ((?J)) is
+ * read as the captures read it; a value that is not a number gives none. */
+static void test_step_read(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    char err[512] = "";
+    int64_t step = -1;
+
+    cp_catalog_init(&cat);
+    write_rules("[rule t.step]\nrole = progress\n"
+                "match = epoch (?<epoch>\\d+) done\n"                      /* no step group */
+                "match = iter(?:ation (?<step>\\d+)|s left)\n"             /* group may stay unset */
+                "match = (?J)(?:it=(?<step>[\\d]+)|step (?<step>\\S+))\n"  /* one name, twice */
+                "scan = epoch|iter|it=|step \n"  /* vectorscan takes no (?J) */
+                "test = iteration 3\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
+    cp_scanner *sc = cp_matcher_scanner(m);
+#define STEP_OF(line) cp_scanner_step(sc, 0, line, strlen(line), &step)
+    assert_true(STEP_OF("epoch 2 done, iteration 1200 of 5000"));
+    assert_int_equal(step, 1200);
+    assert_false(STEP_OF("epoch 2 done"));
+    assert_true(STEP_OF("iters left; it=77"));  /* the second expression's group unset: the third's */
+    assert_int_equal(step, 77);
+    assert_true(STEP_OF("step 0042 of the run"));
+    assert_int_equal(step, 42);
+    assert_false(STEP_OF("step n/a"));
+    assert_true(STEP_OF("iteration 000000000000000000000000123 (zero padded past 18 digits)"));
+    assert_int_equal(step, 123);
+    assert_false(STEP_OF("iteration 99999999999999999999999 overflows"));
+#undef STEP_OF
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+}
+
 /* `scan`: vectorscan finds lines by the cheap expression (a superset);
  * captures and confirmation use `match`. A progress line is confirmed
  * when its step is read, any other at the scan. */
@@ -673,6 +712,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_if_frame, setup, teardown),
         cmocka_unit_test(test_bad_vectorscan_expression),
         cmocka_unit_test(test_scan_expression),
+        cmocka_unit_test(test_step_read),
         cmocka_unit_test(test_scan_form),
         cmocka_unit_test(test_trailing_repeat_hits_once),
         cmocka_unit_test(test_bad_if_frame_expression),
