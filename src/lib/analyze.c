@@ -88,16 +88,19 @@ static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
     return CP_PHASE_UNKNOWN;
 }
 
-/* Whether e is its stream's last event: a stack there is one the log cuts
- * off before its exception line (a paste, a truncated file). */
-static bool last_of_stream(const cp_incident *inc, const cp_event *e)
+/* The line of each stream's last event (0: none), so that a stack can be
+ * told to be where its stream's events end: one the log cuts off before
+ * its exception line (a paste, a truncated file). NULL when out of
+ * memory. */
+static uint64_t *last_event_lines(const cp_incident *inc)
 {
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *o = &inc->events[i];
-        if (o != e && o->stream == e->stream && o->line > e->line)
-            return false;
+    uint64_t *last = calloc(inc->n_streams ? inc->n_streams : 1, sizeof *last);
+    for (size_t i = 0; last && i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (e->stream >= 0 && (size_t)e->stream < inc->n_streams && e->line > last[e->stream])
+            last[e->stream] = e->line;
     }
-    return true;
+    return last;
 }
 
 /* A root whose own traceback names no phase (cut short, or all library
@@ -109,12 +112,15 @@ static void phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_e
 {
     const cp_rule *r = rule_of(inc, root);
     int rank = event_rank(inc, root);
-    for (size_t i = 0; i < inc->n_events; i++) {
+    uint64_t *last = last_event_lines(inc);
+    for (size_t i = 0; last && i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         int peer = event_rank(inc, e);
         if (e == root || peer < 0 || peer == rank || e->in_table)
             continue;
-        bool same = r && rule_of(inc, e) == r, cut = e->rule == CP_RULE_STACK && last_of_stream(inc, e);
+        bool same = r && rule_of(inc, e) == r;
+        bool cut = e->rule == CP_RULE_STACK && e->stream >= 0 && (size_t)e->stream < inc->n_streams &&
+                   e->line == last[e->stream];
         cp_phase p = same || cut ? phase_from_frames(inc, e) : CP_PHASE_NONE;
         if (p == CP_PHASE_NONE)
             continue;
@@ -125,8 +131,9 @@ static void phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_e
         else
             cp_diag_note(d, "The phase (%s) is read from rank %d's traceback, which the log cuts off before its error.",
                          cp_phase_name(p), peer);
-        return;
+        break;
     }
+    free(last);
 }
 
 /* Rule phase hints that name a specific operation beat frame hints only
