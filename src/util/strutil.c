@@ -181,53 +181,15 @@ const char *cp_memstr(const char *hay, size_t n, const char *needle)
     return NULL;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define HAVE_AVX2_PATH 1
-
-/* AVX2 when the CPU has it (the build targets plain x86-64): twice the
- * bytes per instruction of SSE2. Counts p[0, n - n % 32) and sets *nul
- * when a NUL is there. */
-__attribute__((target("avx2"))) static uint64_t count_nl_nul_avx2(const char *p, size_t n, bool *nul)
-{
-    const __m256i nl = _mm256_set1_epi8('\n'), z = _mm256_setzero_si256();
-    __m256i zeros = z;
-    uint64_t total = 0;
-    size_t i = 0;
-
-    while (n - i >= 32) {
-        /* byte counters would wrap after 255 blocks: fold them before */
-        size_t blocks = (n - i) / 32 > 255 ? 255 : (n - i) / 32;
-        __m256i acc = z;
-        for (size_t b = 0; b < blocks; b++, i += 32) {
-            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
-            acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(v, nl));
-            zeros = _mm256_or_si256(zeros, _mm256_cmpeq_epi8(v, z));
-        }
-        acc = _mm256_sad_epu8(acc, z);
-        total += (uint64_t)_mm256_extract_epi64(acc, 0) + (uint64_t)_mm256_extract_epi64(acc, 1) +
-                 (uint64_t)_mm256_extract_epi64(acc, 2) + (uint64_t)_mm256_extract_epi64(acc, 3);
-    }
-    if (_mm256_movemask_epi8(zeros) != 0)
-        *nul = true;
-    return total;
-}
-#endif
-
-/* The reader's one pass over every byte it delivers: NULs are rare, so
- * looking for them on the way is cheaper than a second pass. */
+/* Off the hot path: the reader's pass over every byte builds the newline
+ * map (nlmap.c), which counts as it goes. This serves where no map is at
+ * hand: the line number of a warning, a map that could not be allocated. */
 uint64_t cp_count_newlines_nul(const char *p, size_t n, bool *nul)
 {
     uint64_t total = 0;
     size_t i = 0;
     bool zero = false;
 
-#ifdef HAVE_AVX2_PATH
-    if (n >= 64 && __builtin_cpu_supports("avx2")) {
-        total = count_nl_nul_avx2(p, n, &zero);
-        i = n - n % 32;
-    }
-#endif
 #if defined(__SSE2__) && defined(__x86_64__)
     const __m128i nl = _mm_set1_epi8('\n');
     const __m128i z = _mm_setzero_si128();
@@ -267,8 +229,6 @@ uint64_t cp_count_newlines_nul(const char *p, size_t n, bool *nul)
     return total;
 }
 
-/* Off the hot path now (the scanner numbers hit lines from its newline
- * map): the reader's pass above serves it, its NUL flag unused. */
 uint64_t cp_count_newlines(const char *p, size_t n)
 {
     bool nul = false;

@@ -1,5 +1,5 @@
 /* test_strutil.c - unit tests of the string helpers whose fast paths
- * (SSE2, AVX2 where the CPU has it) must agree with a byte-by-byte loop
+ * (SSE2, or eight bytes at a time) must agree with a byte-by-byte loop
  * at every length and alignment. */
 #include <stdarg.h>
 #include <stddef.h>
