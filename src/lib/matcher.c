@@ -644,9 +644,6 @@ int cp_scanner_captures(cp_scanner *sc, uint32_t rule, const char *line, size_t 
     return captures_with(sc->m, sc->md, rule, line, len, out);
 }
 
-/* The same reading as cp_matcher_captures with this thread's match data.
- * It stops at the first expression that gives a step: the first value of
- * a name wins, so the later ones could not change it. */
 /* The integer a capture holds, as cp_parse_i64 reads the capture's value
  * (cut to CP_CAPTURE_VALUE - 1 bytes, as put_capture keeps it); a run of
  * at most 18 digits, the usual case, without the copy and strtoll. */
@@ -670,11 +667,13 @@ static bool capture_i64(const char *v, size_t n, int64_t *out)
     return cp_parse_i64(buf, out);
 }
 
-/* The step a line's match gives, as cp_scanner_step's callers have always
- * read it: from the first of the rule's expressions that matches with its
- * "step" group set. The group is read from the match data, not from a
- * copy of every capture (collect_named), except where a pattern names
- * "step" twice and the name table decides which one counts. */
+/* The step a line's match gives, as cp_matcher_captures would read it
+ * with this thread's match data: from the first of the rule's expressions
+ * that matches with its "step" group set (the first value of a name wins,
+ * so the later ones could not change it). The group is read from the
+ * match data, not from a copy of every capture (collect_named), except
+ * where a pattern names "step" twice and the name table decides which one
+ * counts. */
 bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step)
 {
     const cp_matcher *m = sc->m;
