@@ -279,10 +279,7 @@ static int host_stopword(const char *s, size_t len)
     size_t k = 0;
     while (k < len && is_alpha(s[k]))
         k++;
-    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
-        if (eq_nocase(s, k, stems[i]))
-            return 1;
-    return 0;
+    return eq_nocase_any(s, k, stems, sizeof stems / sizeof stems[0]);
 }
 
 /* A pdsh-style "host: " prefix: an IPv4 address, "localhost", or a

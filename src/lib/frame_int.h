@@ -82,6 +82,15 @@ static inline int eq_nocase(const char *a, size_t alen, const char *b)
     return b[k] == '\0';
 }
 
+/* Whether a[0, alen) is, in any case, one of the n lowercase words. */
+static inline int eq_nocase_any(const char *a, size_t alen, const char *const *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (eq_nocase(a, alen, words[i]))
+            return 1;
+    return 0;
+}
+
 /* memmem without _GNU_SOURCE: first occurrence of lit in s[0, n). */
 static inline const char *find_bytes(const char *s, size_t n, const char *lit, size_t len)
 {

@@ -14,10 +14,7 @@ static int path_host_stem(const char *s, size_t len)
         "node", "gpu", "host", "compute", "worker", "cn", "nid", "dgx", "hgx", "srv",
         "server", "machine", "ip", "n", "g", "c", "gn", "cpu", "hpc", "login", "trn", "pod",
     };
-    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++)
-        if (eq_nocase(s, len, stems[i]))
-            return 1;
-    return 0;
+    return eq_nocase_any(s, len, stems, sizeof stems / sizeof stems[0]);
 }
 
 /* A folder name is a host if it is an IPv4 address, or a hostname with a
