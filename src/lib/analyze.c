@@ -88,6 +88,11 @@ static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
     return CP_PHASE_UNKNOWN;
 }
 
+static bool has_stream(const cp_incident *inc, const cp_event *e)
+{
+    return e->stream >= 0 && (size_t)e->stream < inc->n_streams;
+}
+
 /* The line of each stream's last event (0: none), so that a stack can be
  * told to be where its stream's events end: one the log cuts off before
  * its exception line (a paste, a truncated file). NULL when out of
@@ -97,7 +102,7 @@ static uint64_t *last_event_lines(const cp_incident *inc)
     uint64_t *last = calloc(inc->n_streams ? inc->n_streams : 1, sizeof *last);
     for (size_t i = 0; last && i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        if (e->stream >= 0 && (size_t)e->stream < inc->n_streams && e->line > last[e->stream])
+        if (has_stream(inc, e) && e->line > last[e->stream])
             last[e->stream] = e->line;
     }
     return last;
@@ -119,8 +124,7 @@ static void phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_e
         if (e == root || peer < 0 || peer == rank || e->in_table)
             continue;
         bool same = r && rule_of(inc, e) == r;
-        bool cut = e->rule == CP_RULE_STACK && e->stream >= 0 && (size_t)e->stream < inc->n_streams &&
-                   e->line == last[e->stream];
+        bool cut = e->rule == CP_RULE_STACK && has_stream(inc, e) && e->line == last[e->stream];
         cp_phase p = same || cut ? phase_from_frames(inc, e) : CP_PHASE_NONE;
         if (p == CP_PHASE_NONE)
             continue;
