@@ -8,8 +8,6 @@
  * is an 8-byte length, a JSON header and a buffer the header indexes
  * completely.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -19,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive_lib.h"
 #include "ckpt.h"
 
 enum {
@@ -38,7 +37,7 @@ static la_ssize_t z_read(struct archive *a, void *user, const void **out)
     zsrc *s = user;
     ssize_t got = pread(s->fd, s->buf, sizeof s->buf, (off_t)s->pos);
     if (got < 0) {
-        archive_set_error(a, errno, "read failed");
+        sym_archive_set_error(a, errno, "read failed");
         return -1;
     }
     s->pos += got;
@@ -85,18 +84,23 @@ static int open_sized(const char *path, int64_t *size, char *msg, size_t n)
 
 static cp_file_check walk_zip(zsrc *s, char *msg, size_t n)
 {
-    struct archive *a = archive_read_new();
+    const char *unloaded;
+    if (cp_archive_load(&unloaded) != 0) {
+        snprintf(msg, n, "a ZIP, not checked: %s", unloaded);
+        return CP_FILE_UNCHECKED;
+    }
+    struct archive *a = sym_archive_read_new();
     if (!a) {
         snprintf(msg, n, "out of memory");
         return CP_FILE_BAD;
     }
     cp_file_check rc = CP_FILE_OK;
-    archive_read_support_format_zip_seekable(a);
-    archive_read_set_read_callback(a, z_read);
-    archive_read_set_seek_callback(a, z_seek);
-    archive_read_set_skip_callback(a, z_skip);
-    archive_read_set_callback_data(a, s);
-    if (archive_read_open1(a) != ARCHIVE_OK) {
+    sym_archive_read_support_format_zip_seekable(a);
+    sym_archive_read_set_read_callback(a, z_read);
+    sym_archive_read_set_seek_callback(a, z_seek);
+    sym_archive_read_set_skip_callback(a, z_skip);
+    sym_archive_read_set_callback_data(a, s);
+    if (sym_archive_read_open1(a) != ARCHIVE_OK) {
         snprintf(msg, n, "no ZIP central directory: the file is cut short (%lld bytes) or damaged",
                  (long long)s->size);
         rc = CP_FILE_BAD;
@@ -104,31 +108,31 @@ static cp_file_check walk_zip(zsrc *s, char *msg, size_t n)
     }
     struct archive_entry *e;
     int r, entries = 0;
-    while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+    while ((r = sym_archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
         if (++entries > ZIP_ENTRIES_MAX)
             break;
-        int64_t sz = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
+        int64_t sz = sym_archive_entry_size_is_set(e) ? sym_archive_entry_size(e) : -1;
         if (sz > s->size) {
-            snprintf(msg, n, "entry %s claims %lld bytes, more than the file holds", archive_entry_pathname(e),
+            snprintf(msg, n, "entry %s claims %lld bytes, more than the file holds", sym_archive_entry_pathname(e),
                      (long long)sz);
             rc = CP_FILE_BAD;
             goto done;
         }
-        if (archive_read_data_skip(a) != ARCHIVE_OK) {
-            snprintf(msg, n, "entry %s is cut short: %s", archive_entry_pathname(e), archive_error_string(a));
+        if (sym_archive_read_data_skip(a) != ARCHIVE_OK) {
+            snprintf(msg, n, "entry %s is cut short: %s", sym_archive_entry_pathname(e), sym_archive_error_string(a));
             rc = CP_FILE_BAD;
             goto done;
         }
     }
     if (r != ARCHIVE_EOF && entries <= ZIP_ENTRIES_MAX) {
-        snprintf(msg, n, "damaged ZIP after %d entries: %s", entries, archive_error_string(a));
+        snprintf(msg, n, "damaged ZIP after %d entries: %s", entries, sym_archive_error_string(a));
         rc = CP_FILE_BAD;
     } else if (entries == 0) {
         snprintf(msg, n, "ZIP archive with no entries");
         rc = CP_FILE_BAD;
     }
 done:
-    archive_read_free(a);
+    sym_archive_read_free(a);
     return rc;
 }
 

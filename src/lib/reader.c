@@ -25,6 +25,7 @@
 #endif
 
 #include "reader_int.h"
+#include "archive_lib.h"
 
 #include "util/strutil.h"
 
@@ -32,8 +33,6 @@
 #include <emmintrin.h>
 #endif
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
@@ -165,7 +164,7 @@ static ssize_t member_read(source *s, char *buf, size_t n)
     if (s->out >= limit) {
         char probe;
         /* a member of exactly `limit` bytes is whole */
-        if (archive_read_data(s->a, &probe, 1) == 0)
+        if (sym_archive_read_data(s->a, &probe, 1) == 0)
             return 0;
         src_fail(s, "more than %llu bytes after decompression; the rest is skipped",
                  (unsigned long long)limit);
@@ -175,7 +174,7 @@ static ssize_t member_read(source *s, char *buf, size_t n)
         return -1;
     if (n > limit - s->out)
         n = (size_t)(limit - s->out);
-    k = archive_read_data(s->a, buf, n);
+    k = sym_archive_read_data(s->a, buf, n);
     if (k < 0) {
         source *parent = s->in->parent;
         /* A failure below us (a bomb in the outer archive, a read error)
@@ -185,7 +184,7 @@ static ssize_t member_read(source *s, char *buf, size_t n)
             parent->reported = true;
         } else {
             src_fail(s, "truncated or corrupt archive: %s",
-                     archive_error_string(s->a) ? archive_error_string(s->a) : "unknown error");
+                     sym_archive_error_string(s->a) ? sym_archive_error_string(s->a) : "unknown error");
         }
         s->fatal = k == ARCHIVE_FATAL;
         return -1;
