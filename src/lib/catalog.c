@@ -45,15 +45,46 @@ void cp_catalog_free(cp_catalog *c)
     for (size_t i = 0; i < c->n_rules; i++)
         rule_free(&c->rules[i]);
     free(c->rules);
+    free(c->by_id);
     cp_catalog_init(c);
+}
+
+/* The slot of `id` in c->by_id: the one holding it, or the empty one
+ * where it would go. The table is never full (twice the rules). */
+static size_t id_slot(const cp_catalog *c, const char *id)
+{
+    size_t mask = c->cap_by_id - 1;
+    size_t j = (size_t)cp_hash_str(CP_HASH_SEED, id) & mask;
+    while (c->by_id[j] >= 0 && strcmp(c->rules[c->by_id[j]].id, id) != 0)
+        j = (j + 1) & mask;
+    return j;
+}
+
+/* Room in the index for one more rule: rebuilt twice as large when the
+ * rules would fill more than half of it. Returns 0 or -1. */
+static int index_room(cp_catalog *c)
+{
+    if (2 * (c->n_rules + 1) <= c->cap_by_id)
+        return 0;
+    size_t cap = c->cap_by_id ? c->cap_by_id * 2 : 256;
+    int32_t *t = malloc(cap * sizeof *t);
+    if (!t)
+        return -1;
+    free(c->by_id);
+    c->by_id = t;
+    c->cap_by_id = cap;
+    for (size_t j = 0; j < cap; j++)
+        t[j] = -1;
+    for (size_t i = 0; i < c->n_rules; i++)
+        t[id_slot(c, c->rules[i].id)] = (int32_t)i;
+    return 0;
 }
 
 int cp_catalog_find(const cp_catalog *c, const char *id)
 {
-    for (size_t i = 0; i < c->n_rules; i++)
-        if (strcmp(c->rules[i].id, id) == 0)
-            return (int)i;
-    return -1;
+    if (!c->cap_by_id)
+        return -1;
+    return c->by_id[id_slot(c, id)];
 }
 
 __attribute__((format(printf, 4, 5)))
@@ -217,6 +248,9 @@ static int commit_rule(cp_catalog *c, cp_rule *r)
             c->rules = p;
             c->cap = cap;
         }
+        if (index_room(c) != 0)
+            return fail(c, r->file, r->line, "out of memory");
+        c->by_id[id_slot(c, r->id)] = (int32_t)c->n_rules;
         c->rules[c->n_rules++] = *r;
     }
     memset(r, 0, sizeof *r);

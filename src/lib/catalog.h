@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "vocab.h"
 
@@ -47,6 +48,10 @@ typedef struct cp_catalog {
     cp_rule *rules;
     size_t n_rules;
     size_t cap;
+    /* rule indices by id, open addressing, -1 empty: cp_catalog_find is
+     * asked once per rule loaded and once per event of a merged summary */
+    int32_t *by_id;
+    size_t cap_by_id;    /* a power of two, at least twice n_rules */
     char error[512];     /* message of the last failure */
 } cp_catalog;
 

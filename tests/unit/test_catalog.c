@@ -495,6 +495,40 @@ static void test_same_id_twice_in_one_file(void **state)
     cp_catalog_free(&c);
 }
 
+/* Many rules: the id index grows several times while a file loads, and
+ * finds every rule where it was put, replaced or not. */
+static void test_many_rules_found(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    cp_catalog c;
+    cp_catalog_init(&c);
+    size_t cap = (size_t)N * 400, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(text + len, cap - len, ROOT_RULE("many.r%d", "T%d") "\n", i, i);
+    assert_true(len < cap);
+    assert_int_equal(load_text(&c, "many.rules", text), 0);
+    free(text);
+    assert_int_equal(c.n_rules, N);
+    assert_int_equal(load_text(&c, "more.rules", ROOT_RULE("many.r777", "Replaced") "\n" ROOT_RULE("many.new", "New")),
+                     0);
+    assert_int_equal(c.n_rules, N + 1);
+    char id[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(id, sizeof id, "many.r%d", i);
+        assert_int_equal(cp_catalog_find(&c, id), i);
+    }
+    assert_string_equal(c.rules[777].title, "Replaced");
+    assert_int_equal(cp_catalog_find(&c, "many.new"), N);
+    assert_int_equal(cp_catalog_find(&c, "many.r1000"), -1);
+    assert_int_equal(cp_catalog_find(&c, "many."), -1);
+    cp_catalog_free(&c);
+    /* a freed catalog finds nothing */
+    assert_int_equal(cp_catalog_find(&c, "many.r0"), -1);
+}
+
 static void test_load_dir_order_and_filter(void **state)
 {
     (void)state;
@@ -592,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_error_cleared_by_next_load),
         cmocka_unit_test(test_later_rule_replaces),
         cmocka_unit_test(test_same_id_twice_in_one_file),
+        cmocka_unit_test(test_many_rules_found),
         cmocka_unit_test(test_load_dir_order_and_filter),
         cmocka_unit_test(test_load_empty_dir),
         cmocka_unit_test(test_real_rules),
