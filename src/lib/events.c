@@ -422,6 +422,7 @@ typedef struct line_info {
     uint64_t no;
     const cp_line_prep *prep;/* its own prefixes, weight (hit lines it
                                 stands for), key and step (prepare.c) */
+    const cp_prepared *chunk;/* what was prepared with it (host names) */
     cp_origin origin;
     cp_captures caps;
     uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
@@ -508,7 +509,7 @@ static int cap_int(const cp_captures *c, const char *name, int dflt)
 static void attribute(stream_scan *st, line_info *li)
 {
     cp_origin o = st->path_origin;
-    cp_origin_merge(&o, &li->prep->parsed);
+    cp_prepared_merge_origin(li->chunk, li->prep, &o);
     int line_rank = cap_int(&li->caps, "line_rank", -1);
     if (line_rank >= 0 && o.rank < 0)
         o.rank = line_rank;
@@ -779,7 +780,8 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     merge_caps(&b->caps, &li->caps);
 }
 
-static void init_line(line_info *li, const char *data, const cp_line_hits *h, const cp_line_prep *lp)
+static void init_line(line_info *li, const char *data, const cp_line_hits *h, const cp_prepared *chunk,
+                      const cp_line_prep *lp)
 {
     /* not one memset: the captures array is large and mostly unused, and
      * the origin is attribute()'s to set */
@@ -787,6 +789,7 @@ static void init_line(line_info *li, const char *data, const cp_line_hits *h, co
     li->len = h->len;
     li->no = lp->no;
     li->prep = lp;
+    li->chunk = chunk;
     li->caps.n = 0;
     memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
 }
@@ -811,7 +814,7 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
 {
     uint64_t line_no = lp->no;
     line_info li;
-    init_line(&li, data, h, lp);
+    init_line(&li, data, h, prep, lp);
     classify(inc, h, &li);
     bool in_event = li.is_frame || li.is_traceback || li.n_err > 0;
     li.progress_only = li.is_progress && !in_event && !li.is_identity && !li.is_context &&
@@ -833,7 +836,7 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
         li.origin.time = st->last_time;
 
     cp_writer_key key;
-    cp_writer_key_reuse(&li.origin, st->index, &lp->key, &lp->parsed, &key);
+    cp_writer_key_reuse(&li.origin, st->index, &lp->key, cp_prepared_host(prep, lp), &key);
     int wi = cp_writer_for(inc, &li.origin, st->index, &key);
     if (wi >= 0)
         update_writer(inc, st, wi, &li);
@@ -869,15 +872,16 @@ int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t fi
  * settles them all at once), the clock keeps the last, and the state
  * "before" the next line is the run's last line. A thinned line is never
  * bare, so its origin is its own prefixes over the path's. */
-static void skip_run(cp_incident *inc, stream_scan *st, const cp_line_prep *lines, const cp_skip *run)
+static void skip_run(cp_incident *inc, stream_scan *st, const cp_prepared *prep, const cp_skip *run)
 {
+    const cp_line_prep *lines = prep->lines;
     if (run->first_timed != CP_SKIP_UNTIMED) {   /* a path gives no time: only the lines' own count */
         note_time(inc, st, &lines[run->first_timed].parsed.time);
         st->last_time = lines[run->last_timed].parsed.time;
     }
     const cp_line_prep *lp = &lines[run->to - 1];
     cp_origin o = st->path_origin;
-    cp_origin_merge(&o, &lp->parsed);
+    cp_prepared_merge_origin(prep, lp, &o);
     if (o.time.kind == CP_TS_NONE)
         o.time = st->last_time;
     st->prev_inheritable = o.level == 'E' || o.level == 'F';
@@ -929,13 +933,13 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
         for (; s < prep->n_skips && prep->skips[s].from < i; s++) {
             if (s + AHEAD_SKIP < prep->n_skips)
                 ask_for_run(prep, &prep->skips[s + AHEAD_SKIP]);
-            skip_run(inc, st, prep->lines, &prep->skips[s]);
+            skip_run(inc, st, prep, &prep->skips[s]);
         }
         look_ahead(inc, hits, prep, k);
         process_line(inc, st, data, &hits->lines[i], prep, &prep->lines[i]);
     }
     for (; s < prep->n_skips; s++)
-        skip_run(inc, st, prep->lines, &prep->skips[s]);
+        skip_run(inc, st, prep, &prep->skips[s]);
     inc->lines += hits->newlines;
     flush_progress(inc, st); /* the chunk's lines are valid until we return */
     return 0;

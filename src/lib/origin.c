@@ -94,13 +94,13 @@ void cp_writer_key_of(const cp_origin *o, int stream, cp_writer_key *out)
     out->hash = cp_writer_key_hash(out->kind, out->value, out->host_hash);
 }
 
-void cp_writer_key_reuse(const cp_origin *o, int stream, const cp_writer_key *guess, const cp_origin *guessed,
+void cp_writer_key_reuse(const cp_origin *o, int stream, const cp_writer_key *guess, const char *guessed_host,
                          cp_writer_key *out)
 {
     int32_t value;
     char kind = key_field(o, stream, &value);
     if (kind == guess->kind && value == guess->value &&
-        (!keyed_by_host(kind) || strcmp(o->host, guessed->host) == 0))
+        (!keyed_by_host(kind) || strcmp(o->host, guessed_host) == 0))
         *out = *guess;
     else
         cp_writer_key_of(o, stream, out);

@@ -56,9 +56,10 @@ typedef struct cp_writer_key {
 /* The key of a line with origin `o` in stream `stream`. */
 void cp_writer_key_of(const cp_origin *o, int stream, cp_writer_key *out);
 
-/* The same, taking `guess` (the key cp_writer_key_of gave for the origin
- * `guessed`) when it is the key of `o` too, which spares hashing again. */
-void cp_writer_key_reuse(const cp_origin *o, int stream, const cp_writer_key *guess, const cp_origin *guessed,
+/* The same, taking `guess` (the key cp_writer_key_of gave for an origin
+ * whose host was `guessed_host`) when it is the key of `o` too, which
+ * spares hashing again. */
+void cp_writer_key_reuse(const cp_origin *o, int stream, const cp_writer_key *guess, const char *guessed_host,
                          cp_writer_key *out);
 
 /* The hash cp_writer_key_of gives a host name (key_host in a writer). */

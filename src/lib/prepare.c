@@ -71,7 +71,7 @@ static uint64_t identity_hash(const cp_origin *o, uint64_t host)
     return cp_hash_step(h, (uint32_t)o->cuda_dev);
 }
 
-static bool same_identity(const prep_key *k, const cp_origin *o, uint32_t host)
+static bool same_identity(const prep_key *k, const cp_prefixes *o, uint32_t host)
 {
     return k->rank == o->rank && k->local_rank == o->local_rank && k->pid == o->pid && k->task == o->task &&
            k->cuda_dev == o->cuda_dev && k->host == host;
@@ -146,8 +146,8 @@ static uint32_t host_number(cp_prepared *p, const char *host, uint64_t hash)
  * is half full and the identity new. */
 static prep_key *key_for(cp_prepared *p, uint32_t line)
 {
-    const cp_origin *o = &p->lines[line].parsed;
-    uint32_t host = host_number(p, o->host, p->scratch[line].host_hash);
+    const cp_prefixes *o = &p->lines[line].parsed;
+    uint32_t host = host_number(p, cp_prepared_host(p, &p->lines[line]), p->scratch[line].host_hash);
     if (host == UINT32_MAX)
         return NULL;
     uint64_t h = p->scratch[line].identity_hash;
@@ -364,7 +364,10 @@ static int finish_lines(const cp_catalog *cat, cp_scanner *sc, const char *data,
         if (lp->weight == 0)
             continue;
         p->kept[--kept] = i;
-        cp_writer_key_of(&lp->parsed, -1, &lp->key);
+        cp_origin own;
+        cp_origin_init(&own);
+        cp_prepared_merge_origin(p, lp, &own);
+        cp_writer_key_of(&own, -1, &lp->key);
         const cp_line_hits *h = &hits->lines[i];
         uint32_t rule = progress_rule(cat, h);
         if (rule == UINT32_MAX)
@@ -398,6 +401,49 @@ static char *text_room(cp_prepared *p, size_t need)
         p->text_cap = cap;
     }
     return p->text + p->text_len;
+}
+
+/* Keeps what `own` (a line's prefixes) says in lp->parsed, its host name
+ * in the chunk's texts. Returns 0, or -1 when out of memory. */
+static int set_prefixes(cp_prepared *p, cp_line_prep *lp, const cp_origin *own)
+{
+    lp->parsed = (cp_prefixes){.rank = own->rank, .local_rank = own->local_rank, .pid = own->pid,
+                               .task = own->task, .cuda_dev = own->cuda_dev, .time = own->time,
+                               .level = own->level};
+    if (!own->host[0])
+        return 0;
+    size_t n = strnlen(own->host, CP_HOST_MAX - 1);
+    if (p->text_len >= UINT32_MAX - CP_HOST_MAX)   /* offsets are 32-bit */
+        return -1;
+    char *at = text_room(p, n + 1);
+    if (!at)
+        return -1;
+    memcpy(at, own->host, n);
+    at[n] = '\0';
+    lp->parsed.host = (uint32_t)(p->text_len + 1);
+    p->text_len += n + 1;
+    return 0;
+}
+
+void cp_prepared_merge_origin(const cp_prepared *p, const cp_line_prep *lp, cp_origin *into)
+{
+    const cp_prefixes *f = &lp->parsed;
+    if (f->rank >= 0)
+        into->rank = f->rank;
+    if (f->local_rank >= 0)
+        into->local_rank = f->local_rank;
+    if (f->pid >= 0)
+        into->pid = f->pid;
+    if (f->task >= 0)
+        into->task = f->task;
+    if (f->cuda_dev >= 0)
+        into->cuda_dev = f->cuda_dev;
+    if (f->time.kind != CP_TS_NONE)
+        into->time = f->time;
+    if (f->level != 0)
+        into->level = f->level;
+    if (f->host)
+        snprintf(into->host, sizeof into->host, "%s", cp_prepared_host(p, lp));
 }
 
 /* What events.c reads of a line that is not only progress (it reads no
@@ -481,14 +527,17 @@ static int parse_line(const cp_catalog *cat, cp_scanner *sc, const char *data, u
     lp->key.kind = 0;
     lp->display = 0;
     lp->superseded = lp->step_read = lp->has_step = false;
-    cp_origin_init(&lp->parsed);
-    cp_frame_parse(data + h->start, h->len, &lp->parsed);
+    cp_origin own;
+    cp_origin_init(&own);
+    cp_frame_parse(data + h->start, h->len, &own);
+    if (set_prefixes(p, lp, &own) != 0)
+        return -1;
     bool progress = only_progress(cat, h);
     p->flags[i] = (uint8_t)((progress ? LINE_ONLY_PROGRESS : 0) | (bare(lp) ? LINE_BARE : 0) |
                             (lp->parsed.time.kind != CP_TS_NONE ? LINE_TIMED : 0));
     if (progress) {   /* for thinning, while the line is in the cache */
-        p->scratch[i].host_hash = cp_hash_str(CP_HASH_SEED, lp->parsed.host);
-        p->scratch[i].identity_hash = identity_hash(&lp->parsed, p->scratch[i].host_hash);
+        p->scratch[i].host_hash = cp_hash_str(CP_HASH_SEED, own.host);
+        p->scratch[i].identity_hash = identity_hash(&own, p->scratch[i].host_hash);
         return 0;
     }
     return add_evidence(p, sc, lp, h, data + h->start);

@@ -35,10 +35,21 @@
 #include "matcher.h"
 #include "origin.h"
 
+/* What a line's own prefixes say (cp_frame_parse over an all-unknown
+ * origin): a cp_origin's fields but the host name. Few lines name a host,
+ * and its 64 bytes were two fifths of every prepared line, written and
+ * read for each of millions of progress lines; a name the line has lives
+ * in the chunk's texts instead (cp_prepared_host). */
+typedef struct cp_prefixes {
+    int32_t rank, local_rank, pid, task, cuda_dev;
+    uint32_t host;     /* 1 + the offset of its name in cp_prepared.text; 0: none */
+    cp_time time;
+    char level;
+} cp_prefixes;
+
 /* A hit line, prepared: parallel to cp_hit_list.lines. */
 typedef struct cp_line_prep {
-    cp_origin parsed;  /* what the line's own prefixes say (cp_frame_parse
-                          over an all-unknown origin) */
+    cp_prefixes parsed; /* what the line's own prefixes say */
     cp_writer_key key; /* the writer key `parsed` gives (kind 0: the line
                           is skipped); the incident takes it when the
                           line's origin has the same key */
@@ -86,9 +97,10 @@ typedef struct cp_prepared {
     uint32_t generation;
     uint64_t *later;           /* writer keys seen later in the chunk (their hashes) */
     size_t cap_later, n_later;
-    /* per chunk, for the incident: the display texts of the lines that
-     * are not only progress (each at most its line and 5 bytes) and
-     * their captures (at most CP_CAPTURE_MAX parts of the line each) */
+    /* per chunk, for the incident: the host names the lines' prefixes
+     * give, the display texts of the lines that are not only progress
+     * (each at most its line and 5 bytes) and their captures (at most
+     * CP_CAPTURE_MAX parts of the line each) */
     char *text;
     size_t text_len, text_cap;
 } cp_prepared;
@@ -103,6 +115,17 @@ static inline const char *cp_prepared_display(const cp_prepared *p, const cp_lin
 {
     return lp->display ? p->text + lp->display - 1 : NULL;
 }
+
+/* The host name the line's prefixes give, "" when none. Valid as long
+ * as `p` is unchanged. */
+static inline const char *cp_prepared_host(const cp_prepared *p, const cp_line_prep *lp)
+{
+    return lp->parsed.host ? p->text + lp->parsed.host - 1 : "";
+}
+
+/* Sets in `into` every field the line's prefixes give, as cp_origin_merge
+ * does with a whole origin. */
+void cp_prepared_merge_origin(const cp_prepared *p, const cp_line_prep *lp, cp_origin *into);
 
 /* The captures of every rule that hit such a line, as cp_matcher_captures
  * gives them rule by rule, in the line's rule order, into *out (cleared

@@ -89,12 +89,12 @@ static void test_line_numbers_and_prefixes(void **state)
         assert_int_equal(fx->prep.lines[i].weight, 1);
     }
     assert_int_equal(fx->hits.newlines, 12);
-    const cp_origin *first = &fx->prep.lines[0].parsed;
+    const cp_prefixes *first = &fx->prep.lines[0].parsed;
     assert_int_equal(first->rank, 3);
     assert_int_equal(first->task, 0);
     assert_int_equal(first->level, 'I');
     assert_int_not_equal(first->time.kind, CP_TS_NONE);
-    const cp_origin *bar = &fx->prep.lines[3].parsed;
+    const cp_prefixes *bar = &fx->prep.lines[3].parsed;
     assert_int_equal(bar->rank, 0);
     assert_int_equal(bar->level, 0);
     assert_int_equal(bar->time.kind, CP_TS_NONE);
