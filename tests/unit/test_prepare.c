@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "frame.h"
 #include "matcher.h"
 #include "prepare.h"
 #include "util/strutil.h"
@@ -323,6 +324,53 @@ static void test_captures_as_the_matcher(void **state)
     assert_true(with_captures >= 3);
 }
 
+/* Each line's prefixes as cp_frame_parse gives them, the host names
+ * among them kept in the chunk's texts (cp_prepared_host), and merged
+ * into an origin as cp_origin_merge would merge the parsed origin. */
+static void test_prefixes_as_the_parser(void **state)
+{
+    fixture *fx = *state;
+    static const char text[] =
+        "[default6]:node002:5117:5356 [6] NCCL INFO ncclCommInitRank comm 0x55de5ef0643e rank 14 nranks 16 cudaDev 6 "
+        "nvmlDev 6 busId ba000 commId 0xfbf0dc991af1f5e0 - Init START\n"
+        STEP(" 0", "3", "40", "10")
+        "gpu-node-117:2281:2390 [3] NCCL WARN NET/IB : mlx5_0:1 Got async event : port error\n"
+        "Nov 29 16:19:56 node017 kernel: NVRM: Xid (PCI:0000:ba:00): 79, pid=4242, name=python3, GPU has fallen off the bus.\n"
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+    assert_int_equal(cp_matcher_scan(fx->m, text, strlen(text), NULL, &fx->hits), 0);
+    assert_int_equal(cp_prepare(&fx->cat, cp_matcher_scanner(fx->m), text, 1, &fx->hits, true, &fx->prep), 0);
+    assert_int_equal(fx->prep.n, 5);
+    static const char *const want_host[] = {"node002", "", "gpu-node-117", "node017", ""};
+    for (size_t i = 0; i < fx->prep.n; i++) {
+        const cp_line_hits *h = &fx->hits.lines[i];
+        const cp_line_prep *lp = &fx->prep.lines[i];
+        cp_origin want, got;
+        cp_origin_init(&want);
+        cp_frame_parse(text + h->start, h->len, &want);
+        assert_string_equal(cp_prepared_host(&fx->prep, lp), want_host[i]);
+        assert_string_equal(want.host, want_host[i]);
+        /* over a known origin, as the incident merges them */
+        cp_origin_init(&got);
+        got.rank = 99;
+        snprintf(got.host, sizeof got.host, "%s", "path-host");
+        cp_prepared_merge_origin(&fx->prep, lp, &got);
+        cp_origin expect;
+        cp_origin_init(&expect);
+        expect.rank = 99;
+        snprintf(expect.host, sizeof expect.host, "%s", "path-host");
+        cp_origin_merge(&expect, &want);
+        assert_int_equal(got.rank, expect.rank);
+        assert_int_equal(got.local_rank, expect.local_rank);
+        assert_int_equal(got.pid, expect.pid);
+        assert_int_equal(got.task, expect.task);
+        assert_int_equal(got.cuda_dev, expect.cuda_dev);
+        assert_int_equal(got.level, expect.level);
+        assert_int_equal(got.time.kind, expect.time.kind);
+        assert_true(got.time.ms == expect.time.ms);
+        assert_string_equal(got.host, expect.host);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +382,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_steps_of_each_writers_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step_reads_as_the_captures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_captures_as_the_matcher, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prefixes_as_the_parser, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
