@@ -530,6 +530,8 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, const cp_nlmap 
     m->raw_overflow = false;
     if (len == 0)
         return 0;
+    if (len > CP_SCAN_MAX)   /* hs_scan would read a length cut to 32 bits */
+        return -1;
     if (!newlines || newlines->len != len) {
         if (cp_nlmap_build(&m->newlines, data, len) != 0)
             return -1;

@@ -18,6 +18,9 @@
 
 typedef struct cp_matcher cp_matcher;
 
+/* The longest chunk a scan takes: vectorscan's lengths are 32-bit. */
+#define CP_SCAN_MAX ((size_t)UINT32_MAX)
+
 /* A line of a chunk and the rules that hit it. */
 typedef struct cp_line_hits {
     size_t start;        /* offset of the line in the chunk */
@@ -51,8 +54,9 @@ typedef struct cp_captures {
 int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t error_len);
 void cp_matcher_free(cp_matcher *m);
 
-/* Scans `len` bytes of whole lines; fills `hits` (cleared first) with one
- * entry per line that any rule hit, in line order. Returns 0 or -1.
+/* Scans `len` bytes of whole lines, less than 4 GiB (CP_SCAN_MAX); fills
+ * `hits` (cleared first) with one entry per line that any rule hit, in
+ * line order. Returns 0 or -1 (also for a longer `len`).
  * `newlines` is the map of data's '\n' bytes when the caller has one (the
  * reader builds it, reader.h); NULL, or a map of another length, and the
  * scan builds its own.

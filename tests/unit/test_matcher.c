@@ -313,6 +313,18 @@ static void test_only_newlines(void **state)
     assert_int_equal(fx->hits.newlines, sizeof chunk - 9);
 }
 
+/* A chunk of 4 GiB or more is refused before a byte is read: vectorscan
+ * would have been handed its length cut to 32 bits. */
+static void test_scan_refuses_4gib(void **state)
+{
+    fixture *fx = *state;
+    static const char chunk[] = "disk full\n";
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, sizeof chunk - 1, NULL, &fx->hits), 0);
+    assert_int_equal(fx->hits.n, 1);
+    assert_int_equal(cp_matcher_scan(fx->m, chunk, CP_SCAN_MAX + 1, NULL, &fx->hits), -1);
+    assert_int_equal(fx->hits.n, 0);
+}
+
 static void test_scan_clears_and_grows(void **state)
 {
     fixture *fx = *state;
@@ -707,6 +719,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scan_clears_and_grows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_line_numbers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_only_newlines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scan_refuses_4gib, setup, teardown),
         cmocka_unit_test_setup_teardown(test_captures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nocase, setup, teardown),
         cmocka_unit_test_setup_teardown(test_if_frame, setup, teardown),
