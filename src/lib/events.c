@@ -422,7 +422,7 @@ typedef struct line_info {
     uint64_t no;
     const cp_line_prep *prep;/* its own prefixes, weight (hit lines it
                                 stands for), key and step (prepare.c) */
-    const cp_prepared *chunk;/* what was prepared with it (host names) */
+    const cp_prepared *prepared; /* its chunk's preparation (host names) */
     cp_origin origin;
     cp_captures caps;
     uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
@@ -509,7 +509,7 @@ static int cap_int(const cp_captures *c, const char *name, int dflt)
 static void attribute(stream_scan *st, line_info *li)
 {
     cp_origin o = st->path_origin;
-    cp_prepared_merge_origin(li->chunk, li->prep, &o);
+    cp_prepared_merge_origin(li->prepared, li->prep, &o);
     int line_rank = cap_int(&li->caps, "line_rank", -1);
     if (line_rank >= 0 && o.rank < 0)
         o.rank = line_rank;
@@ -780,7 +780,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     merge_caps(&b->caps, &li->caps);
 }
 
-static void init_line(line_info *li, const char *data, const cp_line_hits *h, const cp_prepared *chunk,
+static void init_line(line_info *li, const char *data, const cp_line_hits *h, const cp_prepared *prepared,
                       const cp_line_prep *lp)
 {
     /* not one memset: the captures array is large and mostly unused, and
@@ -789,7 +789,7 @@ static void init_line(line_info *li, const char *data, const cp_line_hits *h, co
     li->len = h->len;
     li->no = lp->no;
     li->prep = lp;
-    li->chunk = chunk;
+    li->prepared = prepared;
     li->caps.n = 0;
     memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
 }
