@@ -259,6 +259,37 @@ static void interleaved_ranks_are_two_events(void **state)
     assert_int_not_equal(oom->writer, key->writer);
 }
 
+/* A DataLoader worker's exception re-raised in the main process carries
+ * the worker's traceback in its message, after "Original Traceback": one
+ * event, whose innermost frames are the worker's (the user's collate). */
+static const char dataloader_text[] =
+    "3: [rank31]: Traceback (most recent call last):\n"                                           /* 1 */
+    "3: [rank31]:   File \"/workspace/train.py\", line 466, in main\n"                           /* 2 */
+    "3: [rank31]:     batch = next(data_iter)\n"                                                  /* 3 */
+    "3: [rank31]:   File \"/home/ml/.venv/lib/python3.10/site-packages/torch/_utils.py\", line 715, in reraise\n" /* 4 */
+    "3: [rank31]:     raise exception\n"                                                          /* 5 */
+    "3: [rank31]: ValueError: Caught ValueError in DataLoader worker process 3.\n"                /* 6 */
+    "3: [rank31]: Original Traceback (most recent call last):\n"                                  /* 7 */
+    "3: [rank31]:   File \"/home/ml/.venv/lib/python3.10/site-packages/torch/utils/data/_utils/fetch.py\", line 55, in fetch\n" /* 8 */
+    "3: [rank31]:     return self.collate_fn(data)\n"                                             /* 9 */
+    "3: [rank31]:   File \"/workspace/data.py\", line 141, in collate\n"                         /* 10 */
+    "3: [rank31]:     raise ValueError(f\"too long\")\n"                                        /* 11 */
+    "3: [rank31]: ValueError: sequence of length 2170 exceeds max_seq_len 1024\n";                /* 12 */
+
+static void dataloader_worker_error_is_one_event(void **state)
+{
+    cp_incident *inc = *state;
+    scan_one(inc, "train.log", dataloader_text);
+    assert_int_equal(inc->n_events, 1);
+    const cp_event *e = &inc->events[0];
+    assert_int_equal(e->n_frames, 4);
+    assert_string_equal(e->frames[0].func, "main");
+    assert_string_equal(e->frames[3].file, "/workspace/data.py");
+    assert_true(has_evidence_line(e, 6, "Caught ValueError in DataLoader worker"));
+    assert_true(has_evidence_line(e, 12, "exceeds max_seq_len"));
+    assert_evidence_true_to(e, dataloader_text);
+}
+
 /* gen-06: an exception raised while handling another is one event. */
 static const char chained_text[] =
     "[default1]:Traceback (most recent call last):\n"                                            /* 1 */
@@ -965,6 +996,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(traceback_is_one_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(interleaved_ranks_are_two_events, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(chained_exceptions_are_one_event, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(dataloader_worker_error_is_one_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(consecutive_tracebacks_are_two_events, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(cpp_stack_joins_event_above, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(traceback_under_error_line_takes_its_rank, new_incident, free_incident),
