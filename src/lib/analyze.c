@@ -72,6 +72,37 @@ static cp_phase phase_from_frames(const cp_incident *inc, const cp_event *e)
     return best;
 }
 
+/* Whether writer a's last phase line came after b's: by time when both
+ * have one of the same kind, else by stream and line. */
+static bool phase_later(const cp_writer *a, const cp_writer *b)
+{
+    if (a->phase_time.kind != CP_TS_NONE && a->phase_time.kind == b->phase_time.kind)
+        return a->phase_time.ms > b->phase_time.ms;
+    return a->phase_stream == b->phase_stream && a->phase_line > b->phase_line;
+}
+
+/* The phase a writer's last phase line left it in, if that phase is
+ * still open. */
+static cp_phase open_phase(const cp_writer *w)
+{
+    return w->phase != CP_PHASE_NONE && w->phase_state != CP_STATE_END ? w->phase : CP_PHASE_NONE;
+}
+
+/* The phase the rank's own lines last announced, for an event another
+ * writer logged about it (the launcher's "exitcode: -9" names the rank's
+ * pid, the kernel names its process): of the rank's writers, the one
+ * whose phase line came last. */
+static cp_phase rank_phase(const cp_incident *inc, int rank)
+{
+    const cp_writer *last = NULL;
+    for (size_t i = 0; rank >= 0 && i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->rank == rank && w->phase != CP_PHASE_NONE && (!last || phase_later(w, last)))
+            last = w;
+    }
+    return last ? open_phase(last) : CP_PHASE_NONE;
+}
+
 static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
 {
     const cp_rule *r = rule_of(inc, e);
@@ -80,12 +111,10 @@ static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
         return p;
     if (r && r->phase != CP_PHASE_NONE)
         return r->phase;
-    if (e->writer >= 0) {
-        const cp_writer *w = &inc->writers[e->writer];
-        if (w->phase != CP_PHASE_NONE && w->phase_state != CP_STATE_END)
-            return w->phase;
-    }
-    return CP_PHASE_UNKNOWN;
+    if (e->writer >= 0 && (p = open_phase(&inc->writers[e->writer])) != CP_PHASE_NONE)
+        return p;
+    p = rank_phase(inc, event_rank(inc, e));
+    return p != CP_PHASE_NONE ? p : CP_PHASE_UNKNOWN;
 }
 
 static bool has_stream(const cp_incident *inc, const cp_event *e)

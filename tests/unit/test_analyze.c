@@ -525,6 +525,64 @@ static void kernel_oom_kill_names_rank_by_pid(void **state)
     assert_int_equal(row_of(d, 0)->state, CP_RS_CASCADE);
 }
 
+/* Rank 1 is killed while its optimizer shard is being saved: only the
+ * launcher speaks of the death, so the phase is the one rank 1's own
+ * lines left open. */
+static const char killed_in_save_text[] =
+    "[default0]:[2026-11-29 16:19:50,100] [INFO] [logging.py:96:log_dist] [Rank 0] step=10, skipped=0, lr=[0.0001], mom=[(0.9, 0.999)]\n"
+    "[default1]:[2026-11-29 16:19:50,101] [INFO] [logging.py:96:log_dist] [Rank 1] step=10, skipped=0, lr=[0.0001], mom=[(0.9, 0.999)]\n"
+    "[default0]:[2026-11-29 16:19:55,200] [INFO] [torch_checkpoint_engine.py:21:save] [Torch] Saving /ckpt/global_step10/zero_pp_rank_0_mp_rank_00_optim_states.pt...\n"
+    "[default1]:[2026-11-29 16:19:55,201] [INFO] [torch_checkpoint_engine.py:21:save] [Torch] Saving /ckpt/global_step10/zero_pp_rank_1_mp_rank_00_optim_states.pt...\n"
+    "[default0]:[2026-11-29 16:19:57,300] [INFO] [torch_checkpoint_engine.py:23:save] [Torch] Saved /ckpt/global_step10/zero_pp_rank_0_mp_rank_00_optim_states.pt.\n"
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 12850) of binary: /usr/bin/python3\n"
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    "============================================================\n"
+    "train.py FAILED\n"
+    "------------------------------------------------------------\n"
+    "Failures:\n"
+    "  <NO_OTHER_FAILURES>\n"
+    "------------------------------------------------------------\n"
+    "Root Cause (first observed failure):\n"
+    "[0]:\n"
+    "  time      : 2026-11-29_16:19:58\n"
+    "  host      : node001\n"
+    "  rank      : 1 (local_rank: 1)\n"
+    "  exitcode  : -9 (pid: 12850)\n"
+    "  error_file: <N/A>\n"
+    "  traceback : Signal 9 (SIGKILL) received by PID 12850\n"
+    "============================================================\n";
+
+static void phase_from_the_ranks_own_lines(void **state)
+{
+    fixture *f = *state;
+    const stream_in s[] = {{"train.log", killed_in_save_text}};
+    diagnose(f, s, 1);
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->first_rank, 1);
+    assert_int_equal(d->kind, CP_KIND_HOST_OOM);
+    assert_int_equal(d->phase, CP_PHASE_CHECKPOINT_SAVE);
+}
+
+/* Rank 0 finished its save: a closed phase names nothing. */
+static void no_phase_from_a_closed_save(void **state)
+{
+    fixture *f = *state;
+    const char *text = strstr(killed_in_save_text, "ERROR:torch");
+    char *mine = malloc(strlen(killed_in_save_text) + 256);
+    assert_non_null(mine);
+    /* the same log, rank 1's save begun and finished before the kill */
+    size_t head = (size_t)(text - killed_in_save_text);
+    memcpy(mine, killed_in_save_text, head);
+    strcpy(mine + head, "[default1]:[2026-11-29 16:19:57,400] [INFO] [torch_checkpoint_engine.py:23:save] [Torch] Saved "
+                        "/ckpt/global_step10/zero_pp_rank_1_mp_rank_00_optim_states.pt.\n");
+    strcat(mine, text);
+    const stream_in s[] = {{"train.log", mine}};
+    diagnose(f, s, 1);
+    assert_int_equal(f->d.first_rank, 1);
+    assert_int_equal(f->d.phase, CP_PHASE_UNKNOWN);
+    free(mine);
+}
+
 /* ---- mismatch, silent exit, health ---------------------------------------------- */
 
 static const char mismatch_text[] =
@@ -686,6 +744,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(phase_from_rank_with_same_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_cut_off_traceback, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
     };
     return cmocka_run_group_tests(tests, harness_load_catalog, harness_free_catalog);
 }
