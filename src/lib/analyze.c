@@ -600,6 +600,29 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
         d->phase = r->phase;
 }
 
+/* A stall whose cause the ranks' logs do not show, on a host whose own
+ * logs show an infrastructure problem (a context rule kept for the
+ * analysis and owned by infrastructure: a task hung in I/O, NFS or Lustre
+ * losing its server): the infrastructure held the rank up. Takes the
+ * first such event on the stalled rank's host. */
+static void owner_from_host_trouble(cp_diagnosis *d, const cp_incident *inc)
+{
+    if (!d->hang || d->owner != CP_OWNER_UNKNOWN || !d->host[0])
+        return;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *r = rule_of(inc, e);
+        if (!r || r->role != CP_ROLE_CONTEXT || !r->keep || r->owner != CP_OWNER_INFRASTRUCTURE ||
+            strcmp(event_host(inc, e), d->host) != 0)
+            continue;
+        d->owner = CP_OWNER_INFRASTRUCTURE;
+        add_evidence(d, inc, e);
+        cp_diag_note(d, "%s's own logs show an infrastructure problem while it was stuck: %s", d->host,
+                     e->text ? e->text : "(see the evidence)");
+        return;
+    }
+}
+
 /* A run that just ended (cancelled, out of wall time, or no error at all)
  * with one rank clearly behind the others: a hang that no watchdog
  * reported. Where the rank was comes from its last phase line or a stack
@@ -645,6 +668,7 @@ static void verdict_from_stall(cp_diagnosis *d, const cp_incident *inc, const cp
         add_evidence(d, inc, stack);
         cp_diag_note(d, "A stack dump shows where the stuck rank was.");
     }
+    owner_from_host_trouble(d, inc);
 }
 
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
@@ -712,6 +736,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
                 snprintf(d->host, sizeof d->host, "%s", w->id.host);
         }
     }
+    owner_from_host_trouble(d, inc);
 }
 
 /* Beside the root: the first rank's own error when the root is another
