@@ -644,7 +644,7 @@ static void verdict_from_stall(cp_diagnosis *d, const cp_incident *inc, const cp
                         "rank's: it stopped first and the others waited for it.",
                      st->rank, (long long)(st->gap_ms / 60000));
     const cp_writer *w = st->phase_writer >= 0 ? &inc->writers[st->phase_writer] : NULL;
-    bool saving = w && w->phase == CP_PHASE_CHECKPOINT_SAVE && w->phase_state != CP_STATE_END;
+    bool saving = w && open_phase(w) == CP_PHASE_CHECKPOINT_SAVE;
     conclude(d, inc, saving ? "engine.checkpoint_stall" : "engine.progress_stall");
     if (d->kind == CP_KIND_NONE)
         d->kind = saving ? CP_KIND_CHECKPOINT_HANG : CP_KIND_NCCL_TIMEOUT;

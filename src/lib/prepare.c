@@ -337,6 +337,22 @@ static int seen_later(cp_prepared *p, uint64_t hash, bool *seen)
     return 0;
 }
 
+/* The origin cp_frame_parse gave for the line: set_prefixes undone. */
+static void prefixes_origin(const cp_prepared *p, const cp_line_prep *lp, cp_origin *out)
+{
+    const cp_prefixes *f = &lp->parsed;
+    out->rank = f->rank;
+    out->local_rank = f->local_rank;
+    out->pid = f->pid;
+    out->task = f->task;
+    out->cuda_dev = f->cuda_dev;
+    out->time = f->time;
+    out->level = f->level;
+    out->host[0] = '\0';
+    if (f->host)   /* few lines name one: no call for the others */
+        snprintf(out->host, sizeof out->host, "%s", cp_prepared_host(p, lp));
+}
+
 /* What the incident needs of each kept line besides its prefixes, and
  * the list of kept lines (in order):
  *
@@ -365,8 +381,7 @@ static int finish_lines(const cp_catalog *cat, cp_scanner *sc, const char *data,
             continue;
         p->kept[--kept] = i;
         cp_origin own;
-        cp_origin_init(&own);
-        cp_prepared_merge_origin(p, lp, &own);
+        prefixes_origin(p, lp, &own);
         cp_writer_key_of(&own, -1, &lp->key);
         const cp_line_hits *h = &hits->lines[i];
         uint32_t rule = progress_rule(cat, h);
@@ -427,23 +442,9 @@ static int set_prefixes(cp_prepared *p, cp_line_prep *lp, const cp_origin *own)
 
 void cp_prepared_merge_origin(const cp_prepared *p, const cp_line_prep *lp, cp_origin *into)
 {
-    const cp_prefixes *f = &lp->parsed;
-    if (f->rank >= 0)
-        into->rank = f->rank;
-    if (f->local_rank >= 0)
-        into->local_rank = f->local_rank;
-    if (f->pid >= 0)
-        into->pid = f->pid;
-    if (f->task >= 0)
-        into->task = f->task;
-    if (f->cuda_dev >= 0)
-        into->cuda_dev = f->cuda_dev;
-    if (f->time.kind != CP_TS_NONE)
-        into->time = f->time;
-    if (f->level != 0)
-        into->level = f->level;
-    if (f->host)
-        snprintf(into->host, sizeof into->host, "%s", cp_prepared_host(p, lp));
+    cp_origin own;
+    prefixes_origin(p, lp, &own);
+    cp_origin_merge(into, &own);
 }
 
 /* What events.c reads of a line that is not only progress (it reads no
