@@ -669,6 +669,13 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int 
  * cp_prepare) taken at the chunk's end. */
 static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_info *li)
 {
+    /* A line whose step was read and is not there sets nothing when the
+     * chunk ends: it must not stand in for the writer's last real step
+     * line. Such lines are hits of a progress rule's cheaper scan form
+     * ("step ", "step=") that its match expression does not confirm, as
+     * in the source lines a traceback quotes ("self.step == last"). */
+    if (li->prep->step_read && !li->prep->has_step)
+        return;
     if (!w->pending) {
         int *grown = cp_grow(st->pending, &st->cap_pending, st->n_pending, sizeof *grown, 64);
         if (!grown)

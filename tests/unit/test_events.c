@@ -475,6 +475,35 @@ static void progress_steps_of_writers_the_prefixes_do_not_name(void **state)
     assert_int_equal(steps[1], 7);
 }
 
+/* Lines the cheaper scan form of progress.step hits ("step ", "iteration
+ * 2") but its match expression does not: a traceback's quoted source line
+ * and DDP's logger line. They must not hide the last real step line. */
+static void unconfirmed_progress_keeps_the_last_step(void **state)
+{
+    cp_incident *inc = *state;
+    const stream_in streams[] = {
+        {"train.log",
+         "[rank0]:[titan] 2026-05-12 17:07:23,237 - root - INFO - step: 3000  loss:  3.63069\n"
+         "[rank0]:Traceback (most recent call last):\n"
+         "[rank0]:  File \"/torchtitan/torchtitan/trainer.py\", line 998, in train\n"
+         "[rank0]:    self.checkpointer.save(\n"
+         "[rank0]:        self.step, last_step=(self.step == config.training.steps)\n"},
+        {"rank_1.log",
+         "2026-11-29 17:56:15,363 INFO train step 2 loss 1.4577 mean 1.4292\n"
+         "I20261129 17:56:15.363879 30101 logger.cpp:377] [Rank 1 / 4] [before iteration 2] Training "
+         "Sequential unused_parameter_size=0\n"},
+    };
+    scan(inc, streams, 2);
+    int64_t steps[2] = {-1, -1};
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->id.rank == 0 || w->id.rank == 1)
+            steps[w->id.rank] = w->last_step > steps[w->id.rank] ? w->last_step : steps[w->id.rank];
+    }
+    assert_int_equal(steps[0], 3000);
+    assert_int_equal(steps[1], 2);
+}
+
 /* real-07 (without the pdsh prefix): torchrun SIGTERMs the straggler, whose
  * faulthandler prints where it was. */
 static const char sigterm_stack_text[] =
@@ -1015,6 +1044,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(big_chunk_traceback_at_end, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(traceback_split_across_feeds, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(identity_inherited_across_feeds, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(unconfirmed_progress_keeps_the_last_step, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(progress_steps_of_writers_the_prefixes_do_not_name, new_incident,
                                         free_incident),
     };
