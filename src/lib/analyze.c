@@ -117,26 +117,6 @@ static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
     return p != CP_PHASE_NONE ? p : CP_PHASE_UNKNOWN;
 }
 
-static bool has_stream(const cp_incident *inc, const cp_event *e)
-{
-    return e->stream >= 0 && (size_t)e->stream < inc->n_streams;
-}
-
-/* The line of each stream's last event (0: none), so that a stack can be
- * told to be where its stream's events end: one the log cuts off before
- * its exception line (a paste, a truncated file). NULL when out of
- * memory. */
-static uint64_t *last_event_lines(const cp_incident *inc)
-{
-    uint64_t *last = calloc(inc->n_streams ? inc->n_streams : 1, sizeof *last);
-    for (size_t i = 0; last && i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        if (has_stream(inc, e) && e->line > last[e->stream])
-            last[e->stream] = e->line;
-    }
-    return last;
-}
-
 /* A root whose own traceback names no phase (cut short, or all library
  * frames) takes the phase another rank's shows: the ranks run the same
  * program, so one that raised the same error, or whose traceback the log
@@ -146,14 +126,13 @@ static void phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_e
 {
     const cp_rule *r = rule_of(inc, root);
     int rank = event_rank(inc, root);
-    uint64_t *last = last_event_lines(inc);
-    for (size_t i = 0; last && i < inc->n_events; i++) {
+    for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         int peer = event_rank(inc, e);
         if (e == root || peer < 0 || peer == rank || e->in_table)
             continue;
         bool same = r && rule_of(inc, e) == r;
-        bool cut = e->rule == CP_RULE_STACK && has_stream(inc, e) && e->line == last[e->stream];
+        bool cut = e->rule == CP_RULE_STACK && e->ends_input;
         cp_phase p = same || cut ? phase_from_frames(inc, e) : CP_PHASE_NONE;
         if (p == CP_PHASE_NONE)
             continue;
@@ -166,7 +145,6 @@ static void phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_e
                          cp_phase_name(p), peer);
         break;
     }
-    free(last);
 }
 
 /* Rule phase hints that name a specific operation beat frame hints only
@@ -671,6 +649,76 @@ static void verdict_from_stall(cp_diagnosis *d, const cp_incident *inc, const cp
     owner_from_host_trouble(d, inc);
 }
 
+/* The rule that began a stack event, when it stands for a raised error
+ * (a traceback rule with a kind: Python's "Traceback (most recent call
+ * last)"); NULL for a dump of a live process (faulthandler, py-spy), whose
+ * rules have none. Read again from the stack's first line. */
+static const cp_rule *raised_by(const cp_incident *inc, const cp_event *e)
+{
+    if (!inc->matcher || e->n_ev == 0 || !e->ev[0].text)
+        return NULL;
+    cp_line_hits h;
+    if (cp_matcher_line(inc->matcher, e->ev[0].text, strlen(e->ev[0].text), &h) != 0)
+        return NULL;
+    for (uint32_t i = 0; i < h.n_rules; i++) {
+        const cp_rule *r = &inc->cat->rules[h.rules[i]];
+        if (r->role == CP_ROLE_TRACEBACK && r->kind != CP_KIND_NONE)
+            return r;
+    }
+    return NULL;
+}
+
+/* The earliest Python traceback its stream ends in with no error line
+ * (a paste cut short, or an exception no rule names), or NULL; *raised is
+ * the rule that began it. */
+static const cp_event *first_cut_traceback(const cp_incident *inc, const cp_rule **raised)
+{
+    const cp_event *first = NULL;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (e->rule != CP_RULE_STACK || !e->ends_input || e->in_table)
+            continue;
+        if (first && !(timed(&e->origin.time) && (!timed(&first->origin.time) ||
+                                                  e->origin.time.ms < first->origin.time.ms)))
+            continue;
+        const cp_rule *r = raised_by(inc, e);
+        if (r) {
+            first = e;
+            *raised = r;
+        }
+    }
+    return first;
+}
+
+/* No error line at all, but a rank's traceback that the input ends in
+ * (cut off before its exception line, or ending in one no rule names):
+ * the rank raised, and its frames and phase lines say where, though not
+ * what. The frames may be the outer ones only, so they do not say whose
+ * code raised. */
+static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, const cp_event *e,
+                                       const cp_rule *raised)
+{
+    d->failed = true;
+    d->first_rank = event_rank(inc, e);
+    if (d->first_rank < 0)
+        d->first_rank = cp_single_known_rank(inc);
+    d->confidence = 30;
+    conclude(d, inc, "engine.cut_traceback");
+    d->kind = raised->kind;
+    d->owner = CP_OWNER_UNKNOWN;
+    d->phase = phase_of_event(inc, e);
+    d->signature = cp_strdup(e->text ? e->text : "");
+    d->first_time = cp_format_time(inc, &e->origin.time);
+    set_host(d, inc, e);
+    add_evidence(d, inc, e);
+    if (d->first_rank >= 0)
+        cp_diag_note(d, "The input ends in rank %d's traceback with no error line that a rule names: cut off before "
+                        "its exception line, or raising an exception culprit does not know.", d->first_rank);
+    else
+        cp_diag_note(d, "The input ends in a traceback with no error line that a rule names: cut off before its "
+                        "exception line, or raising an exception culprit does not know.");
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -957,8 +1005,12 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
         verdict_from_cascades(d, inc, cascade);
     } else {
         cp_stall st;
+        const cp_rule *raised = NULL;
+        const cp_event *cut = NULL;
         if (cp_suspect_stalled(inc, &st))
             verdict_from_stall(d, inc, &st);
+        else if ((cut = first_cut_traceback(inc, &raised)))
+            verdict_from_cut_traceback(d, inc, cut, raised);
     }
     if (d->failed) {
         rank_rows(d, inc);

@@ -490,30 +490,6 @@ int culprit_diagnose_ckpt(culprit_diagnosis *d, culprit_ctx *ctx, const char *di
 
 /* ---- explain and rules ----------------------------------------------------- */
 
-/* Rules hitting one line (without its newline). */
-static int hits_of(culprit_ctx *ctx, const char *line, size_t len, cp_line_hits *out)
-{
-    char *buf = malloc(len + 1);
-    if (!buf)
-        return -1;
-    memcpy(buf, line, len);
-    buf[len] = '\n';
-    cp_hit_list hl = {0};
-    int rc = cp_matcher_scan(ctx->matcher, buf, len + 1, NULL, &hl);
-    memset(out, 0, sizeof *out);
-    if (rc == 0 && hl.n)
-        *out = hl.lines[0];
-    cp_hit_list_free(&hl);
-    /* keep the rules whose `match` agrees with what their `scan` found */
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < out->n_rules; i++)
-        if (cp_matcher_confirms(ctx->matcher, out->rules[i], line, len))
-            out->rules[kept++] = out->rules[i];
-    out->n_rules = kept;
-    free(buf);
-    return rc;
-}
-
 static void explain_rule(culprit_ctx *ctx, uint32_t ri, const char *line, size_t len, FILE *out)
 {
     const cp_rule *r = &ctx->catalog.rules[ri];
@@ -566,7 +542,7 @@ int culprit_explain(culprit_ctx *ctx, const char *text, FILE *out)
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         cp_line_hits h;
-        if (hits_of(ctx, p, len, &h) != 0)
+        if (cp_matcher_line(ctx->matcher, p, len, &h) != 0)
             return set_error(ctx, CULPRIT_ERR_INTERNAL, "scanning failed");
         sort_hits(&ctx->catalog, &h);
         for (uint32_t i = 0; i < h.n_rules; i++, total++) {
@@ -605,7 +581,7 @@ int culprit_rules_check(culprit_ctx *ctx, FILE *out)
         const cp_rule *r = &ctx->catalog.rules[i];
         for (size_t j = 0; j < r->n_tests; j++) {
             cp_line_hits h;
-            if (hits_of(ctx, r->tests[j], strlen(r->tests[j]), &h) != 0)
+            if (cp_matcher_line(ctx->matcher, r->tests[j], strlen(r->tests[j]), &h) != 0)
                 return set_error(ctx, CULPRIT_ERR_INTERNAL, "scanning failed");
             bool hit = false;
             for (uint32_t k = 0; k < h.n_rules; k++)

@@ -75,6 +75,8 @@ typedef struct stream_scan {
     int untimed_open;         /* open blocks still waiting for a time after them */
     int *pending;             /* writers with a progress line in this chunk */
     size_t n_pending, cap_pending;
+    uint64_t lines;           /* the stream's lines so far */
+    bool ending;              /* its blocks are being closed at its end */
     /* Last, as cp_incident_begin_stream clears the fields before it: a
      * block is all zero whenever it is not active (block_reset), and
      * zeroing the 32 of them again cost 350 KB of stores per stream. */
@@ -291,6 +293,11 @@ static int best_candidate(cp_incident *inc, const block *b)
     return best;
 }
 
+/* A traceback's last hit line is a frame; the frame's source line and
+ * Python 3.11's caret lines follow it, hitting no rule. A block whose last
+ * line is this close to its stream's end is one the input ends in. */
+enum { END_SLACK = 4 };
+
 static void finalize(cp_incident *inc, stream_scan *st, block *b)
 {
     if (!b->active)
@@ -313,6 +320,7 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
         cp_capset_pack(&e->caps, &b->caps);
         e->in_table = b->in_table;
         e->has_traceback = b->has_traceback;
+        e->ends_input = st->ending && st->lines - b->last_line <= END_SLACK;
         e->time_estimated = !b->time_own;
         if (b->n_frames && (e->frames = calloc(b->n_frames, sizeof *e->frames))) {
             memcpy(e->frames, b->frames, b->n_frames * sizeof *e->frames);
@@ -948,6 +956,7 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
     for (; s < prep->n_skips; s++)
         skip_run(inc, st, prep, &prep->skips[s]);
     inc->lines += hits->newlines;
+    st->lines += hits->newlines;
     flush_progress(inc, st); /* the chunk's lines are valid until we return */
     return 0;
 }
@@ -955,7 +964,9 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
 void cp_incident_end_stream(cp_incident *inc)
 {
     stream_scan *st = inc->scan;
+    st->ending = true;
     for (int i = 0; i < MAX_OPEN; i++)
         finalize(inc, st, &st->open[i]);
+    st->ending = false;
     table_flush(inc, st);
 }

@@ -70,6 +70,8 @@ typedef struct cp_event {
     cp_rank_via rank_via;  /* how the rank was learnt, when not from the line */
     bool time_estimated;   /* time taken from a neighbouring line */
     bool has_traceback;
+    bool ends_input;       /* a stack its stream ends in: its last line is
+                              among the stream's last few (events.c) */
     uint32_t repeats;      /* further identical events merged into this one */
 } cp_event;
 

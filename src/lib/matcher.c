@@ -748,6 +748,29 @@ bool cp_matcher_confirms(cp_matcher *m, uint32_t rule, const char *line, size_t 
     return confirm_with(m, m->md, rule, line, len);
 }
 
+int cp_matcher_line(cp_matcher *m, const char *line, size_t len, cp_line_hits *out)
+{
+    memset(out, 0, sizeof *out);
+    char *buf = malloc(len + 1);
+    if (!buf)
+        return -1;
+    memcpy(buf, line, len);
+    buf[len] = '\n';
+    cp_hit_list hl = {0};
+    int rc = cp_matcher_scan(m, buf, len + 1, NULL, &hl);
+    if (rc == 0 && hl.n)
+        *out = hl.lines[0];
+    cp_hit_list_free(&hl);
+    free(buf);
+    /* keep the rules whose `match` agrees with what their `scan` found */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < out->n_rules; i++)
+        if (cp_matcher_confirms(m, out->rules[i], line, len))
+            out->rules[kept++] = out->rules[i];
+    out->n_rules = kept;
+    return rc;
+}
+
 const char *cp_captures_get(const cp_captures *c, const char *name)
 {
     for (int i = 0; i < c->n; i++)

@@ -105,6 +105,11 @@ bool cp_matcher_confirms(cp_matcher *m, uint32_t rule, const char *line, size_t 
 
 const char *cp_captures_get(const cp_captures *c, const char *name);
 
+/* The rules one line (without its newline) hits, as a scan would find
+ * them and confirmed as cp_matcher_confirms does, into *out. Uses the
+ * matcher's own scanner. Returns 0, or -1 when out of memory. */
+int cp_matcher_line(cp_matcher *m, const char *line, size_t len, cp_line_hits *out);
+
 /* True when the rule has no if_frame condition or `frame` matches one. */
 bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t len);
 bool cp_matcher_has_if_frame(const cp_matcher *m, uint32_t rule);

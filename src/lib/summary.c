@@ -91,12 +91,12 @@ static json_t *event_json(const cp_incident *inc, const cp_event *e)
     for (int i = 0; i < e->n_ev; i++)
         json_array_append_new(ev, json_pack("[iIo]", e->ev[i].stream, (json_int_t)e->ev[i].line,
                                             str_or_null(e->ev[i].text)));
-    return json_pack("{s:o,s:i,s:i,s:I,s:o,s:o,s:o,s:o,s:o,s:b,s:i,s:b,s:b,s:I}", "origin",
+    return json_pack("{s:o,s:i,s:i,s:I,s:o,s:o,s:o,s:o,s:o,s:b,s:i,s:b,s:b,s:b,s:I}", "origin",
                      origin_json(&e->origin), "writer", e->writer, "stream", e->stream, "line",
                      (json_int_t)e->line, "rule", rule_json(inc, e->rule), "text", str_or_null(e->text),
                      "captures", caps, "frames", frames, "evidence", ev, "in_table", e->in_table, "rank_via",
                      (int)e->rank_via, "time_estimated", e->time_estimated, "has_traceback", e->has_traceback,
-                     "repeats", (json_int_t)e->repeats);
+                     "ends_input", e->ends_input, "repeats", (json_int_t)e->repeats);
 }
 
 static json_t *table_json(const cp_table_entry *t)
@@ -347,6 +347,7 @@ static bool event_of(merge_ctx *m, json_t *o, cp_event *e)
     e->rank_via = (cp_rank_via)get_int(o, "rank_via", 0);
     e->time_estimated = json_is_true(json_object_get(o, "time_estimated"));
     e->has_traceback = json_is_true(json_object_get(o, "has_traceback"));
+    e->ends_input = json_is_true(json_object_get(o, "ends_input"));
     e->repeats = (uint32_t)get_i64(o, "repeats", 0);
     return true;
 }

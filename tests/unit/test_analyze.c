@@ -88,6 +88,68 @@ static const cp_rank_row *row_of(const cp_diagnosis *d, int rank)
     return NULL;
 }
 
+/* ---- a traceback the input ends in ------------------------------------- */
+
+/* torchtitan#3065 (its first line's "[" restored): a paste that stops in
+ * rank 0's traceback, after its phase line said a save began. */
+static const char cut_traceback_text[] =
+    "[rank0]:[titan] 2026-05-12 17:07:23,237 - root - INFO - step: 3000  loss:  3.63069\n"
+    "[rank0]:[titan] 2026-05-12 17:07:23,237 - root - INFO - Saving the checkpoint (or staging if async is enabled).\n"
+    "[rank0]:wandb: Run history:\n"
+    "[rank0]:Traceback (most recent call last):\n"
+    "[rank0]:  File \"/torchtitan/torchtitan/train.py\", line 69, in <module>\n"
+    "[rank0]:    main()\n"
+    "[rank0]:  File \"/torchtitan/torchtitan/trainer.py\", line 998, in train\n"
+    "[rank0]:    self.checkpointer.save(\n"
+    "[rank0]:    ~~~~~~~~~~~~~~~~~~~~~~^\n"
+    "[rank0]:        self.step, last_step=(self.step == config.training.steps)\n"
+    "[rank0]:        ^^^^^^^^^^^^^^^^^^^^^^^\n";
+
+static void cut_traceback_is_a_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", cut_traceback_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_int_equal(d->first_rank, 0);
+    assert_int_equal(d->kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_string_equal(d->rule_id, "engine.cut_traceback");
+    assert_int_equal(d->phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_int_equal(d->owner, CP_OWNER_UNKNOWN);
+    assert_false(d->hang);
+    assert_true(note_has(d, "ends in rank 0's traceback", NULL));
+}
+
+/* A faulthandler dump the launcher's SIGTERM printed is where a live
+ * process was, not an error it raised: alone, it is no failure. */
+static void dump_at_the_end_is_no_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "rank_0.log",
+                 "2026-11-29 16:19:32,293 INFO train: step 2/8 loss=1.3768\n"
+                 "Current thread 0x00007fb6064e4040 (most recent call first):\n"
+                 "  File \"/home/ml/proj/train.py\", line 34 in forward\n"
+                 "  File \"/home/ml/proj/train.py\", line 60 in <module>\n");
+    assert_false(f->d.failed);
+}
+
+/* A traceback whose stream goes on well past it (its exception line not
+ * recognised, then more output) is not one the input ends in. */
+static void traceback_followed_by_more_output_is_not_cut(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "rank_0.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"/home/ml/proj/train.py\", line 60, in <module>\n"
+                 "    sys.exit(main())\n"
+                 "SystemExit: 3\n"
+                 "cleaning up\n"
+                 "removing /tmp/run-17\n"
+                 "closing the data loader\n"
+                 "bye\n");
+    assert_false(f->d.failed);
+}
+
 /* ---- root over cascade -------------------------------------------------- */
 
 /* gen-01: rank 2's forward raises; the others lose their gloo peer. */
@@ -723,6 +785,9 @@ static void noyear_glog_time_takes_incident_year(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(cut_traceback_is_a_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(dump_at_the_end_is_no_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(root_wins_over_cascade, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(specific_error_wins_within_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
