@@ -484,6 +484,8 @@ static void fabric_concentration(cp_diagnosis *d, const cp_incident *inc)
 typedef struct hang_facts {
     int culprit;       /* from a desync report */
     int lagging;       /* from watchdog sequence numbers */
+    int odd_op;        /* the one rank in another kind of collective */
+    const char *odd, *usual; /* its collective and the others' */
     int saving;        /* a rank that began a save and never ended it */
     int silent;        /* the one rank that printed no error */
     bool save_near;    /* a checkpoint save just before the stall */
@@ -509,6 +511,7 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     memset(h, 0, sizeof *h);
     h->culprit = cp_suspect_named(inc);
     h->lagging = cp_suspect_lagging(inc, low, high);
+    h->odd_op = cp_suspect_odd_collective(inc, &h->odd, &h->usual);
     h->saving = cp_suspect_saving(inc, save_unattr);
     h->silent = cp_suspect_silent(inc, true);
     h->save_near = cp_save_before_stall(inc);
@@ -537,6 +540,12 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
              h->lagging, (long long)low, (long long)high);
         d->confidence = 80;
         return h->lagging;
+    }
+    if (h->odd_op >= 0) {
+        cp_diag_note(d, "Rank %d timed out in %s while every other rank that reported timed out in %s: they were in "
+                        "different collectives.", h->odd_op, h->odd, h->usual);
+        d->confidence = 70;
+        return h->odd_op;
     }
     if (h->saving >= 0) {
         cp_diag_note(d, "Rank %d began a checkpoint save and never logged its end.", h->saving);
@@ -719,6 +728,20 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
                         "exception line, or raising an exception culprit does not know.");
 }
 
+/* The odd rank's own timeout, next to the first one the others printed. */
+static void add_odd_collective_evidence(cp_diagnosis *d, const cp_incident *inc, int rank)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *r = rule_of(inc, e);
+        if (r && r->kind == CP_KIND_NCCL_TIMEOUT && !e->in_table && event_rank(inc, e) == rank &&
+            cp_capset_get(&e->caps, "optype")) {
+            add_evidence(d, inc, e);
+            return;
+        }
+    }
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -760,10 +783,14 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         return;
     }
     d->first_rank = choose_hang_rank(d, inc, &h, low, high, save_unattr);
-    if ((h.saving >= 0 || h.save_near) && (d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE)) {
+    bool timeout_kind = d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE;
+    if (d->first_rank >= 0 && d->first_rank == h.odd_op && timeout_kind) {
+        conclude(d, inc, "engine.collective_out_of_step");
+        add_odd_collective_evidence(d, inc, h.odd_op);
+    } else if ((h.saving >= 0 || h.save_near) && timeout_kind) {
         conclude(d, inc, "engine.checkpoint_stall");
         cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
-    } else if (d->first_rank >= 0 && (d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE)) {
+    } else if (d->first_rank >= 0 && timeout_kind) {
         conclude(d, inc, "engine.stalled_rank");
     }
     if (d->kind == CP_KIND_NONE) /* a report naming a rank, without its own kind */

@@ -84,6 +84,77 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
     return lag >= 0 && unique && *low < *high ? lag : -1;
 }
 
+/* One rank's timed-out collective, for cp_suspect_odd_collective. */
+typedef struct rank_op {
+    int rank;
+    const char *op;
+} rank_op;
+
+/* Adds the rank's type unless it is there; false when the rank already
+ * has another type (it timed out in two kinds of collective). */
+static bool note_rank_op(rank_op *ops, size_t *n, int rank, const char *op)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (ops[i].rank == rank)
+            return strcmp(ops[i].op, op) == 0;
+    ops[(*n)++] = (rank_op){rank, op};
+    return true;
+}
+
+int cp_suspect_odd_collective(const cp_incident *inc, const char **odd, const char **usual)
+{
+    rank_op *ops = malloc((inc->n_events ? inc->n_events : 1) * sizeof *ops);
+    size_t n = 0;
+    int64_t seq = INT64_MIN;
+    bool ok = ops != NULL;
+    for (size_t i = 0; ok && i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const char *op = cp_capset_get(&e->caps, "optype");
+        int rank = event_rank(inc, e);
+        /* collective timeouts only: pipeline stages wait in different
+         * point-to-point ops by design (their rules have another kind) */
+        if (!op || rank < 0 || e->in_table || e->rule == CP_RULE_STACK ||
+            inc->cat->rules[e->rule].kind != CP_KIND_NCCL_TIMEOUT)
+            continue;
+        int64_t s = cap_i64(&e->caps, "seq", -1);
+        if (seq != INT64_MIN && s != seq)
+            ok = false;   /* different points: the lagging rank's case */
+        seq = s;
+        ok = ok && note_rank_op(ops, &n, rank, op);
+    }
+    const char *a = NULL, *b = NULL;
+    int a_rank = -1, n_a = 0, n_b = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        if (!a || strcmp(ops[i].op, a) == 0) {
+            a = ops[i].op;
+            a_rank = n_a++ ? a_rank : ops[i].rank;
+        } else if (!b || strcmp(ops[i].op, b) == 0) {
+            b = ops[i].op;
+            n_b++;
+        } else {
+            ok = false;   /* three types: no single odd one */
+        }
+    }
+    int b_rank = -1;
+    for (size_t i = 0; ok && b && i < n; i++)
+        if (strcmp(ops[i].op, b) == 0)
+            b_rank = ops[i].rank;
+    free(ops);
+    if (!ok || !b)
+        return -1;
+    if (n_a == 1 && n_b >= 2) {
+        *odd = a;
+        *usual = b;
+        return a_rank;
+    }
+    if (n_b == 1 && n_a >= 2) {
+        *odd = b;
+        *usual = a;
+        return b_rank;
+    }
+    return -1;
+}
+
 static bool phase_later(const cp_writer *a, const cp_writer *b)
 {
     if (timed(&a->phase_time) && timed(&b->phase_time) && a->phase_time.ms != b->phase_time.ms)

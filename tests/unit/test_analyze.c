@@ -150,6 +150,76 @@ static void traceback_followed_by_more_output_is_not_cut(void **state)
     assert_false(f->d.failed);
 }
 
+/* ---- one rank in another collective ------------------------------------ */
+
+/* accelerate#157 (PyTorch 1.9, no sequence numbers): rank 0 waits in an
+ * all-reduce the others never join; they wait in a broadcast. */
+static const char odd_collective_text[] =
+    "[E ProcessGroupNCCL.cpp:566] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE, "
+    "Timeout(ms)=1800000) ran for 1801060 milliseconds before timing out.\n"
+    "[E ProcessGroupNCCL.cpp:566] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType=BROADCAST, "
+    "Timeout(ms)=1800000) ran for 1801140 milliseconds before timing out.\n"
+    "[E ProcessGroupNCCL.cpp:566] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(OpType=BROADCAST, "
+    "Timeout(ms)=1800000) ran for 1801177 milliseconds before timing out.\n"
+    "[E ProcessGroupNCCL.cpp:566] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(OpType=BROADCAST, "
+    "Timeout(ms)=1800000) ran for 1801215 milliseconds before timing out.\n";
+
+static void rank_in_another_collective_is_out_of_step(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", odd_collective_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->first_rank, 0);
+    assert_int_equal(d->kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_string_equal(d->rule_id, "engine.collective_out_of_step");
+    assert_true(note_has(d, "Rank 0 timed out in ALLREDUCE", "BROADCAST"));
+    bool shows_rank0 = false;
+    for (size_t i = 0; i < d->n_evidence; i++)
+        shows_rank0 |= d->evidence[i].rank == 0 && strstr(d->evidence[i].text, "OpType=ALLREDUCE") != NULL;
+    assert_true(shows_rank0);
+}
+
+/* Two ranks in each collective: no single rank is out of step. */
+static void even_split_of_collectives_names_no_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank0]:[E ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600011 "
+                 "milliseconds before timing out.\n"
+                 "[rank1]:[E ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
+                 "milliseconds before timing out.\n"
+                 "[rank2]:[E ProcessGroupNCCL.cpp:632] [Rank 2] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=9, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600013 "
+                 "milliseconds before timing out.\n"
+                 "[rank3]:[E ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=9, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600014 "
+                 "milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_not_equal(f->d.kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_false(note_has(&f->d, "different collectives", NULL));
+}
+
+/* Pipeline stages wait in different point-to-point ops by design. */
+static void pipeline_send_among_recvs_is_no_mismatch(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank5]:[E ProcessGroupNCCL.cpp:475] [Rank 5] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=2, OpType=SEND, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800493 "
+                 "milliseconds before timing out.\n"
+                 "[rank6]:[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=2, OpType=RECV, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800494 "
+                 "milliseconds before timing out.\n"
+                 "[rank7]:[E ProcessGroupNCCL.cpp:475] [Rank 7] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=2, OpType=RECV, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800495 "
+                 "milliseconds before timing out.\n");
+    assert_int_equal(f->d.kind, CP_KIND_PIPELINE_HANG);
+    assert_false(note_has(&f->d, "different collectives", NULL));
+}
+
 /* ---- root over cascade -------------------------------------------------- */
 
 /* gen-01: rank 2's forward raises; the others lose their gloo peer. */
@@ -788,6 +858,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(cut_traceback_is_a_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(dump_at_the_end_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(root_wins_over_cascade, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(specific_error_wins_within_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
