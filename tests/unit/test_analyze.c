@@ -220,6 +220,24 @@ static void pipeline_send_among_recvs_is_no_mismatch(void **state)
     assert_false(note_has(&f->d, "different collectives", NULL));
 }
 
+/* ---- ranks from NCCL's init lines ---------------------------------------- */
+
+/* pytorch#82079 (NCCL 2.10): the "Init COMPLETE" line of that release has
+ * no ncclCommInitRank prefix and no nvmlDev, and is the only line tying
+ * pid 22851 to rank 1. */
+static void nccl_2_10_init_line_gives_the_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "ccab4f7a6a8b4707903b4b491c065374000001:22851:22981 [1] NCCL INFO comm 0x7f72fc002f70 rank 1 nranks 2 "
+                 "cudaDev 1 busId 200000 - Init COMPLETE\n"
+                 "ccab4f7a6a8b4707903b4b491c065374000001:22850:22850 [0] NCCL INFO Launch mode Parallel\n"
+                 "ccab4f7a6a8b4707903b4b491c065374000001:22851:22851 [1] enqueue.cc:300 NCCL WARN Cuda failure 'an "
+                 "illegal memory access was encountered'\n");
+    assert_int_equal(f->d.first_rank, 1);
+    assert_int_equal(f->d.kind, CP_KIND_CUDA_ERROR);
+}
+
 /* ---- root over cascade -------------------------------------------------- */
 
 /* gen-01: rank 2's forward raises; the others lose their gloo peer. */
@@ -861,6 +879,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nccl_2_10_init_line_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(root_wins_over_cascade, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(specific_error_wins_within_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
