@@ -49,20 +49,24 @@ make_run() {
     echo "$out"
 }
 
-# median wall seconds of REPS runs of a command (its output discarded)
+# "WALL CPU": median wall seconds and median CPU seconds (user + system,
+# all threads) of REPS runs of a command (its output discarded)
 median() {
     python3 - "$reps" "$@" <<'PY'
-import subprocess, sys, time
+import os, subprocess, sys, time
 reps = int(sys.argv[1]); cmd = sys.argv[2:]
-ts = []
+walls, cpus = [], []
 for _ in range(reps):
+    before = os.times()
     t = time.perf_counter()
     # a pipe, not /dev/null: GNU grep stops at the first match when its
     # output is /dev/null
     subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    ts.append(time.perf_counter() - t)
-ts.sort()
-print(f"{ts[len(ts)//2]:.3f}")
+    walls.append(time.perf_counter() - t)
+    after = os.times()
+    cpus.append(after.children_user - before.children_user + after.children_system - before.children_system)
+walls.sort(); cpus.sort()
+print(f"{walls[len(walls)//2]:.3f} {cpus[len(cpus)//2]:.3f}")
 PY
 }
 
@@ -70,26 +74,28 @@ rss_mb() {
     { /usr/bin/time -v "$@" 2>&1 >/dev/null || true; } | awk '/Maximum resident set size/{printf "%.0f", $NF/1024}'
 }
 
+# CPU seconds per GB
+cpu_gb() { python3 -c "import sys; print(f'{float(sys.argv[2])/int(sys.argv[1])*1e9:.2f}')" "$1" "$2"; }
 mbps() { python3 -c "import sys; print(f'{int(sys.argv[1])/float(sys.argv[2])/1e6:.0f}')" "$1" "$2"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[2])/float(sys.argv[1]):.2f}')" "$1" "$2"; }
 
 echo "culprit: $bin ($(nproc) cores), $reps repetitions, medians; literals: $(wc -l < "$lits") (bench/literals.py)"
-printf '%-22s %8s %9s %9s %9s %9s %8s %8s %7s\n' run MB culprit rg grep cat c/rg c/grep RSS_MB
-printf '%-22s %8s %9s %9s %9s %9s %8s %8s %7s\n' '' '' MB/s MB/s MB/s MB/s '' '' ''
+printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s\n' run MB culprit rg grep cat c/rg c/grep culprit rg RSS_MB
+printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s\n' '' '' MB/s MB/s MB/s MB/s '' '' CPU_s/GB CPU_s/GB ''
 for s in $sets; do
     run=$(make_run "$s")
     files=()
     while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$run" -type f -name '*.log' -print0 | sort -z)
     bytes=$(cat "${files[@]}" | wc -c)
     cat "${files[@]}" > /dev/null   # warm the page cache
-    t_c=$(median "$bin" diagnose --json --quiet "$run")
-    t_rg=$(median rg -c -F -f "$lits" "$run")
-    t_grep=$(median grep -r -c -F -f "$lits" "$run")
-    t_cat=$(median sh -c 'cat "$@" > /dev/null' sh "${files[@]}")
+    read -r t_c cpu_c < <(median "$bin" diagnose --json --quiet "$run")
+    read -r t_rg cpu_rg < <(median rg -c -F -f "$lits" "$run")
+    read -r t_grep _ < <(median grep -r -c -F -f "$lits" "$run")
+    read -r t_cat _ < <(median sh -c 'cat "$@" > /dev/null' sh "${files[@]}")
     rss=$(rss_mb "$bin" diagnose --json --quiet "$run")
-    printf '%-22s %8s %9s %9s %9s %9s %8s %8s %7s\n' "$(basename "$run")" $((bytes / 1000000)) \
+    printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s\n' "$(basename "$run")" $((bytes / 1000000)) \
         "$(mbps "$bytes" "$t_c")" "$(mbps "$bytes" "$t_rg")" "$(mbps "$bytes" "$t_grep")" "$(mbps "$bytes" "$t_cat")" \
-        "$(ratio "$t_c" "$t_rg")" "$(ratio "$t_c" "$t_grep")" "$rss"
+        "$(ratio "$t_c" "$t_rg")" "$(ratio "$t_c" "$t_grep")" "$(cpu_gb "$bytes" "$cpu_c")" "$(cpu_gb "$bytes" "$cpu_rg")" "$rss"
 done
 
 # A 10 MB paste: one file, start-up included. The first run after clearing
