@@ -479,6 +479,9 @@ static size_t after_time(const char *s, size_t n, size_t p, size_t k, cp_time t,
         st->kernel = 1;
         return (q < n && s[q] == ' ' ? q + 1 : q) - p;
     }
+    /* a collector's time ended by a colon: "2019-06-02T16:13:44.884Z: [1,12]<stdout>:" */
+    if (q + 1 < n && s[q] == ':' && s[q + 1] == ' ')
+        q++;
     if (q < n && s[q] == ' ') {
         size_t h = peel_host_tag(s, n, q + 1, st, t.kind == CP_TS_ABS);
         if (h)

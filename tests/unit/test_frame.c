@@ -252,6 +252,11 @@ static const frame_case cases[] = {
     {"2026-02-18T10:48:25.681Z [rank7]:[E218 10:48:25.033625188 ProcessGroupNCCL.cpp:632] [Rank 7] "
      "Watchdog caught collective operation timeout",
      7, U, "", U, U, U, 'E', ABS(1771411705681), "Watchdog caught collective operation timeout"},
+    /* nccl#230: a collector's time ended by a colon, then Open MPI's tag and NCCL's prefix */
+    {"2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-e275-01-000057:815:864 [0] transport/net_ib.cu:80 "
+     "NCCL WARN NET/IB : Got async event : local catastrophic error",
+     12, U, "container-e275-01-000057", 815, U, 0, 'W', ABS(1559492024884),
+     "NET/IB : Got async event : local catastrophic error"},
     /* ---- kernel logs: journald, syslog, dmesg, dmesg -T (built on REFERENCE 4 lines) */
     {"2024-05-18T19:02:39.123456+02:00 gpu-node-7 kernel: NVRM: Xid (PCI:0000:9b:00): 119, "
      "pid=2024380, name=nvidia-smi, Timeout after 6s of waiting for RPC response from GPU4 GSP!",
