@@ -103,6 +103,23 @@ static cp_phase rank_phase(const cp_incident *inc, int rank)
     return last ? open_phase(last) : CP_PHASE_NONE;
 }
 
+/* The phase the frames of another stack of the same rank show (an error
+ * line printed apart from its traceback: NCCL's WARN and the Python
+ * traceback of the same process). */
+static cp_phase phase_from_own_stack(const cp_incident *inc, const cp_event *e)
+{
+    int rank = event_rank(inc, e);
+    for (size_t i = 0; rank >= 0 && i < inc->n_events; i++) {
+        const cp_event *s = &inc->events[i];
+        if (s == e || s->rule != CP_RULE_STACK || s->in_table || event_rank(inc, s) != rank)
+            continue;
+        cp_phase p = phase_from_frames(inc, s);
+        if (p != CP_PHASE_NONE)
+            return p;
+    }
+    return CP_PHASE_NONE;
+}
+
 static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
 {
     const cp_rule *r = rule_of(inc, e);
@@ -111,6 +128,8 @@ static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
         return p;
     if (r && r->phase != CP_PHASE_NONE)
         return r->phase;
+    if ((p = phase_from_own_stack(inc, e)) != CP_PHASE_NONE)
+        return p;
     if (e->writer >= 0 && (p = open_phase(&inc->writers[e->writer])) != CP_PHASE_NONE)
         return p;
     p = rank_phase(inc, event_rank(inc, e));

@@ -238,6 +238,29 @@ static void nccl_2_10_init_line_gives_the_rank(void **state)
     assert_int_equal(f->d.kind, CP_KIND_CUDA_ERROR);
 }
 
+/* The same paste goes on with the process's own Python traceback, apart
+ * from NCCL's WARN line: its frames give the error's phase. */
+static void phase_from_the_ranks_own_traceback(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "ccab4f7a6a8b4707903b4b491c065374000001:22851:22981 [1] NCCL INFO comm 0x7f72fc002f70 rank 1 nranks 2 "
+                 "cudaDev 1 busId 200000 - Init COMPLETE\n"
+                 "ccab4f7a6a8b4707903b4b491c065374000001:22851:22851 [1] enqueue.cc:300 NCCL WARN Cuda failure 'an "
+                 "illegal memory access was encountered'\n"
+                 "Traceback (most recent call last):\n"
+                 "  File \"main.py\", line 23, in <module>\n"
+                 "    fsdp_model(img, t)\n"
+                 "  File \"/opt/conda/lib/python3.7/site-packages/torch/nn/modules/module.py\", line 1186, in _call_impl\n"
+                 "    return forward_call(*input, **kwargs)\n"
+                 "  File \"/opt/conda/lib/python3.7/site-packages/torch/distributed/fsdp/fully_sharded_data_parallel.py\", "
+                 "line 2412, in forward\n"
+                 "    self._rebuild_full_params()\n");
+    assert_int_equal(f->d.first_rank, 1);
+    assert_int_equal(f->d.kind, CP_KIND_CUDA_ERROR);
+    assert_int_equal(f->d.phase, CP_PHASE_FORWARD);
+}
+
 /* ---- root over cascade -------------------------------------------------- */
 
 /* gen-01: rank 2's forward raises; the others lose their gloo peer. */
@@ -880,6 +903,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_2_10_init_line_gives_the_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_traceback, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(root_wins_over_cascade, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(specific_error_wins_within_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
