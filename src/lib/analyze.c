@@ -329,6 +329,7 @@ static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
+    int doubt = 0;   /* confidence points the rank's inference costs */
     d->failed = true;
     d->first_rank = event_rank(inc, root);
     if (root->rank_via == CP_VIA_TABLE_COPY)
@@ -337,10 +338,16 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     else if (root->rank_via == CP_VIA_SUBJECT)
         cp_diag_note(d, "The line names a process (pid, local rank or GPU) that the launcher's and NCCL's own "
                         "lines tie to rank %d.", d->first_rank);
+    else if (root->rank_via == CP_VIA_LOCAL_RANK) {
+        cp_diag_note(d, "The line names local rank %d; nothing in the input shows a second node, so it is taken as "
+                        "the global rank (on a multi-node job, add that node's rank times its GPUs).",
+                     d->first_rank);
+        doubt += 10;
+    }
     if (d->first_rank < 0 && (d->first_rank = cp_suspect_least_progress(inc)) >= 0) {
         cp_diag_note(d, "The error carries no rank; rank %d is the only rank whose training progress stopped earlier "
                 "than the others', so it is taken as the one that raised it.", d->first_rank);
-        d->confidence -= 20;
+        doubt += 20;
     }
     int named = cp_suspect_named(inc);
     if (named >= 0 && named != d->first_rank) {
@@ -364,7 +371,7 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     d->first_time = cp_format_time(inc, &root->origin.time);
     copy_rule_texts(d, r);
     add_evidence(d, inc, root);
-    d->confidence = r->weight >= 40 ? 85 : 65;
+    d->confidence = (r->weight >= 40 ? 85 : 65) - doubt;
     if (!timed(&root->origin.time))
         d->confidence -= 15;
     if (d->first_rank < 0)

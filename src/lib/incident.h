@@ -32,7 +32,8 @@ enum {
 typedef enum cp_rank_via {
     CP_VIA_LINE = 0,       /* its prefixes, or the line it continues */
     CP_VIA_SUBJECT,        /* the process the line is about (pid, local rank, GPU) */
-    CP_VIA_TABLE_COPY      /* the same error in the launcher's failure table */
+    CP_VIA_TABLE_COPY,     /* the same error in the launcher's failure table */
+    CP_VIA_LOCAL_RANK      /* the local rank it names, with one host in sight */
 } cp_rank_via;
 
 /* cp_event.rule of a stack dump that carries no error line. */
@@ -185,5 +186,8 @@ void cp_ranks_free_index(cp_incident *inc);
  * host matches any. Valid once cp_ranks_resolve has run. */
 int cp_rank_of_pid(const cp_incident *inc, const char *host, int pid);
 int cp_rank_of_local(const cp_incident *inc, const char *host, int local);
+/* Whether every writer that names a host names the same one (or none
+ * does): then a local rank nothing else places is taken as the rank. */
+bool cp_single_host(const cp_incident *inc);
 
 #endif

@@ -337,7 +337,7 @@ static int rank_of_task(const cp_incident *inc, int task)
     return any_rank && inc->world_size > 0 && task >= inc->world_size ? -1 : task;
 }
 
-static bool single_host(const cp_incident *inc)
+bool cp_single_host(const cp_incident *inc)
 {
     const char *h = NULL;
     for (size_t i = 0; i < inc->n_writers; i++) {
@@ -359,7 +359,7 @@ void cp_ranks_resolve(cp_incident *inc)
     for (size_t i = 0; i < inc->n_table; i++)
         if (inc->table[i].rank + 1 > inc->world_size)
             inc->world_size = inc->table[i].rank + 1;
-    bool one_host = single_host(inc);
+    bool one_host = cp_single_host(inc);
     for (size_t i = 0; i < inc->n_writers; i++) {
         cp_writer *w = &inc->writers[i];
         int r = w->id.rank;

@@ -398,6 +398,7 @@ static int rank_of_busid(const cp_incident *inc, const char *host, const char *b
 
 void cp_ranks_from_subjects(cp_incident *inc)
 {
+    const bool one_host = cp_single_host(inc);
     for (size_t i = 0; i < inc->n_events; i++) {
         cp_event *e = &inc->events[i];
         if (event_rank(inc, e) >= 0 || e->rule == CP_RULE_STACK)
@@ -411,9 +412,14 @@ void cp_ranks_from_subjects(cp_incident *inc)
         const char *busid = cp_capset_get(&e->caps, "busid");
         if (r < 0 && busid)
             r = rank_of_busid(inc, host, busid);
+        cp_rank_via via = CP_VIA_SUBJECT;
+        if (r < 0 && local >= 0 && local < INT_MAX && one_host) {
+            r = (int)local;   /* as cp_ranks_resolve does for writers */
+            via = CP_VIA_LOCAL_RANK;
+        }
         e->origin.rank = r;
         if (r >= 0)
-            e->rank_via = CP_VIA_SUBJECT;
+            e->rank_via = via;
     }
 }
 

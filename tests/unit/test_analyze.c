@@ -220,6 +220,37 @@ static void pipeline_send_among_recvs_is_no_mismatch(void **state)
     assert_false(note_has(&f->d, "different collectives", NULL));
 }
 
+/* ---- a local rank with one host in sight -------------------------------- */
+
+/* DMD2#18: torchrun's agent reports local rank 2 killed and SIGTERMs the
+ * other three; nothing names a host or a second node. */
+static void local_rank_of_the_only_host_is_the_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 26827 closing signal SIGTERM\n"
+                 "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 26828 closing signal SIGTERM\n"
+                 "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 26830 closing signal SIGTERM\n"
+                 "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 2 (pid: 26829) "
+                 "of binary: /home/work/miniconda3/envs/dmd2/bin/python\n");
+    assert_int_equal(f->d.first_rank, 2);
+    assert_int_equal(f->d.kind, CP_KIND_HOST_OOM);
+    assert_true(note_has(&f->d, "local rank 2", "second node"));
+}
+
+/* Two hosts in sight: the local rank alone does not say which rank. */
+static void local_rank_among_two_hosts_is_no_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "node1: [default0]:2026-11-29 16:19:31,588 INFO train: step 1 loss=1.0\n"
+                 "node2: [default0]:2026-11-29 16:19:31,589 INFO train: step 1 loss=1.0\n"
+                 "node2: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 2 "
+                 "(pid: 26829) of binary: /usr/bin/python3\n");
+    assert_int_equal(f->d.kind, CP_KIND_HOST_OOM);
+    assert_int_equal(f->d.first_rank, -1);
+}
+
 /* ---- ranks from NCCL's init lines ---------------------------------------- */
 
 /* pytorch#82079 (NCCL 2.10): the "Init COMPLETE" line of that release has
@@ -902,6 +933,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(local_rank_of_the_only_host_is_the_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(local_rank_among_two_hosts_is_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_2_10_init_line_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_traceback, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(root_wins_over_cascade, new_fixture, free_fixture),
