@@ -543,7 +543,9 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     h->save_near = cp_save_before_stall(inc);
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_rule *r = rule_of(inc, &inc->events[i]);
-        if (r && r->role == CP_ROLE_CASCADE && r->kind == CP_KIND_NCCL_TIMEOUT)
+        /* a collective or a pipeline transfer that waited out its timeout */
+        if (r && r->role == CP_ROLE_CASCADE &&
+            (r->kind == CP_KIND_NCCL_TIMEOUT || r->kind == CP_KIND_PIPELINE_HANG))
             h->any_timeout = true;
     }
 }

@@ -217,6 +217,7 @@ static void pipeline_send_among_recvs_is_no_mismatch(void **state)
                  "WorkNCCL(SeqNum=2, OpType=RECV, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800495 "
                  "milliseconds before timing out.\n");
     assert_int_equal(f->d.kind, CP_KIND_PIPELINE_HANG);
+    assert_true(f->d.hang);
     assert_false(note_has(&f->d, "different collectives", NULL));
 }
 
