@@ -518,6 +518,12 @@ typedef struct hang_facts {
     bool any_timeout;
 } hang_facts;
 
+/* Printed at the same moment: the same time, to the millisecond. */
+static bool same_time(const cp_event *a, const cp_event *b)
+{
+    return timed(&a->origin.time) && timed(&b->origin.time) && a->origin.time.ms == b->origin.time.ms;
+}
+
 static const cp_event *first_cascade(const cp_incident *inc)
 {
     const cp_event *best = NULL;
@@ -528,6 +534,8 @@ static const cp_event *first_cascade(const cp_incident *inc)
             continue;
         if (!best || (timed(&e->origin.time) && (!timed(&best->origin.time) || e->origin.time.ms < best->origin.time.ms)))
             best = e;
+        else if (same_time(e, best) && rule_of(inc, e)->weight > rule_of(inc, best)->weight)
+            best = e;   /* one moment, several lines: the most specific names it */
     }
     return best;
 }
@@ -855,6 +863,8 @@ static const cp_event *first_of(const cp_incident *inc, bool (*want)(const cp_in
             continue;
         if (!best || (timed(&e->origin.time) && (!timed(&best->origin.time) || e->origin.time.ms < best->origin.time.ms)))
             best = e;
+        else if (same_time(e, best) && rule_of(inc, e)->weight > rule_of(inc, best)->weight)
+            best = e;   /* one moment, several lines: the most specific names it */
     }
     return best;
 }

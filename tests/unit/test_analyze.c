@@ -221,6 +221,25 @@ static void pipeline_send_among_recvs_is_no_mismatch(void **state)
     assert_false(note_has(&f->d, "different collectives", NULL));
 }
 
+/* ---- lines of one moment ------------------------------------------------- */
+
+/* LlamaFactory#6849: in one millisecond rank 5 prints PyTorch's generic
+ * "failed or timed out" line and the ncclRemoteError it means. */
+static void same_moment_names_the_specific_error(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank5]:[E207 19:37:09.983540349 ProcessGroupNCCL.cpp:681] [Rank 5] Some NCCL operations have failed "
+                 "or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+                 "corrupted/incomplete data.\n"
+                 "[rank5]:[E207 19:37:09.983600771 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 5] "
+                 "Process group watchdog thread terminated with exception: NCCL error: remote process exited or there "
+                 "was a network error, NCCL version 2.21.5\n");
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_false(f->d.hang);
+    assert_int_equal(f->d.first_rank, 5);
+}
+
 /* ---- a local rank with one host in sight -------------------------------- */
 
 /* DMD2#18: torchrun's agent reports local rank 2 killed and SIGTERMs the
@@ -934,6 +953,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(same_moment_names_the_specific_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(local_rank_of_the_only_host_is_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(local_rank_among_two_hosts_is_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_2_10_init_line_gives_the_rank, new_fixture, free_fixture),
