@@ -521,6 +521,9 @@ static void attribute(stream_scan *st, line_info *li)
     int line_rank = cap_int(&li->caps, "line_rank", -1);
     if (line_rank >= 0 && o.rank < 0)
         o.rank = line_rank;
+    int line_local = cap_int(&li->caps, "line_local_rank", -1);
+    if (line_local >= 0 && o.local_rank < 0)
+        o.local_rank = line_local;
     /* A line with a logging header of its own (a level or a time) starts
      * a new record; only bare continuation lines inherit. */
     bool bare = o.level == 0 && o.time.kind == CP_TS_NONE;

@@ -258,6 +258,24 @@ static void local_rank_of_the_only_host_is_the_rank(void **state)
     assert_true(note_has(&f->d, "local rank 2", "second node"));
 }
 
+/* centermask2#9: torch.multiprocessing.spawn relays process 1's error
+ * under its own header; detectron2's anomaly check raised it. */
+static void spawn_header_names_the_process(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "-- Process 1 terminated with the following error:\n"
+                 "Traceback (most recent call last):\n"
+                 "  File \"/venv/lib/python3.6/site-packages/torch/multiprocessing/spawn.py\", line 19, in _wrap\n"
+                 "    fn(i, *args)\n"
+                 "  File \"/venv/lib/python3.6/site-packages/detectron2/engine/train_loop.py\", line 239, in "
+                 "_detect_anomaly\n"
+                 "    self.iter, loss_dict\n"
+                 "FloatingPointError: Loss became infinite or NaN at iteration=137!\n");
+    assert_int_equal(f->d.first_rank, 1);
+    assert_int_equal(f->d.kind, CP_KIND_LOSS_SCALE_FLOOR);
+}
+
 /* Two hosts in sight: the local rank alone does not say which rank. */
 static void local_rank_among_two_hosts_is_no_rank(void **state)
 {
@@ -955,6 +973,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(same_moment_names_the_specific_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(local_rank_of_the_only_host_is_the_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(spawn_header_names_the_process, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(local_rank_among_two_hosts_is_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_2_10_init_line_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_traceback, new_fixture, free_fixture),
