@@ -338,7 +338,8 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     else if (root->rank_via == CP_VIA_SUBJECT)
         cp_diag_note(d, "The line names a process (pid, local rank or GPU) that the launcher's and NCCL's own "
                         "lines tie to rank %d.", d->first_rank);
-    else if (root->rank_via == CP_VIA_LOCAL_RANK) {
+    else if (root->rank_via == CP_VIA_LOCAL_RANK ||
+             (root->origin.rank < 0 && root->writer >= 0 && inc->writers[root->writer].rank_is_local)) {
         cp_diag_note(d, "The line names local rank %d; nothing in the input shows a second node, so it is taken as "
                         "the global rank (on a multi-node job, add that node's rank times its GPUs).",
                      d->first_rank);

@@ -43,6 +43,7 @@ enum {
     TOKEN_MAX = 128,        /* longest token a recogniser looks at */
     MAX_PEELS = 16,         /* prefixes peeled from one line at most */
     FIELDS_MAX = 8,         /* logging fields after one timestamp */
+    ROLE_MAX = 40,          /* longest torchrun role and local rank, "[...]:" */
     PID_LIMIT = 4194304     /* Linux PID_MAX_LIMIT: bigger numbers are tids */
 };
 
@@ -595,20 +596,30 @@ static size_t peel_rank_tags(const char *s, size_t n, size_t p, fstate *st)
     return q - p;
 }
 
-/* torchrun's tee "[default3]:", "[trainer3]:", "[worker12]:" -> local rank.
- * A role name is needed: "[1]:" is a torchelastic failure-table entry. */
+/* torchrun's tee "[default3]:", "[trainer3]:", "[worker12]:" -> local rank:
+ * "[{role}{local_rank}]:", where --role may hold digits and colons too
+ * ("[gpu187:2]:" for --role gpu187:), so the rank is the digits just before
+ * the "]". A role name starting with a letter is needed: "[1]:" is a
+ * torchelastic failure-table entry. */
 static size_t peel_role(const char *s, size_t n, size_t p, fstate *st)
 {
-    size_t r = p + 1, q = span(s, n, r, 32, C_ROLE);
-    if (q == r)
+    const size_t r = p + 1, lim = n - r > ROLE_MAX ? r + ROLE_MAX : n;
+    if (r >= n || !cls(s[r], C_ROLE))
         return 0;
+    size_t q = r;
+    while (q < lim && (cls(s[q], C_ROLE | C_DIGIT) || s[q] == ':' || s[q] == '.'))
+        q++;
+    if (!LIT(s, n, q, "]:"))
+        return 0;
+    size_t d = q;
+    while (d > r && is_digit(s[d - 1]))
+        d--;
     int64_t v;
-    size_t k = read_num(s, n, q, 6, &v);
-    if (!k || !LIT(s, n, q + k, "]:"))
+    if (d == q || q - d > 6 || read_num(s, n, d, 6, &v) != q - d)
         return 0;
     set_first(&st->local_rank, v);
     st->launcher = 0;
-    return q + k + 2 - p;
+    return q + 2 - p;
 }
 
 /* "[titan] 2024-11-02 19:27:22,123 - root - INFO - ..." : a bare tag in

@@ -94,6 +94,7 @@ typedef struct cp_writer {
     uint32_t n_hits;
     uint32_t n_events;
     int rank;              /* resolved global rank (analysis), -1 */
+    bool rank_is_local;    /* rank taken from the local rank, one host in sight */
     char key_kind;         /* the identity it is filed under (ranks.c) */
     int key_value;
     uint64_t key_host;

@@ -363,10 +363,13 @@ void cp_ranks_resolve(cp_incident *inc)
     for (size_t i = 0; i < inc->n_writers; i++) {
         cp_writer *w = &inc->writers[i];
         int r = w->id.rank;
+        w->rank_is_local = false;
         if (r < 0 && w->id.local_rank >= 0) {
             r = cp_rank_of_local(inc, w->id.host, w->id.local_rank);
-            if (r < 0 && one_host)
+            if (r < 0 && one_host) {
                 r = w->id.local_rank;
+                w->rank_is_local = true;
+            }
         }
         if (r < 0 && w->id.pid >= 0)
             r = cp_rank_of_pid(inc, w->id.host, w->id.pid);

@@ -117,6 +117,11 @@ static const frame_case cases[] = {
     {"[2024,3]<stderr>:[2024-11-02 18:39:29,409] [INFO] x",
      3, U, "", U, U, U, 'I', ABS(1730572769409), "x"},
     /* ---- torchrun tee and the C++ / Python rank prefix */
+    /* accelerate#1519: a --role of "gpu187:" makes "[gpu187:2]:", role then local rank */
+    {"[gpu187:2]:torch.cuda.OutOfMemoryError: CUDA out of memory.",
+     U, 2, "", U, U, U, 0, NONE_T, "torch.cuda.OutOfMemoryError: CUDA out of memory."},
+    /* a role name is needed: this is a failure-table entry */
+    {"[1]: time : 2026-11-29_16:19:33", U, U, "", U, U, U, 0, NONE_T, "[1]: time : 2026-11-29_16:19:33"},
     {"[default1]:  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 423, in save",
      U, 1, "", U, U, U, 0, NONE_T,
      "  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 423, in save"},
