@@ -143,7 +143,9 @@ typedef struct cp_incident {
     size_t n_table, cap_table;
     cp_ident *idents;
     size_t n_idents, cap_idents;
-    int world_size;        /* largest world size any line stated, 0 unknown */
+    int world_size;        /* largest world size any line stated, 0 unknown;
+                              the analysis raises it to the highest rank seen */
+    int world_size_stated; /* what the lines stated, kept by cp_ranks_resolve */
     bool year_known;       /* some line carried a full date (set by the timeline) */
     char **warnings;
     size_t n_warnings;

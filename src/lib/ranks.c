@@ -353,6 +353,7 @@ bool cp_single_host(const cp_incident *inc)
 
 void cp_ranks_resolve(cp_incident *inc)
 {
+    inc->world_size_stated = inc->world_size;
     for (size_t i = 0; i < inc->n_writers; i++)
         if (inc->writers[i].id.rank + 1 > inc->world_size)
             inc->world_size = inc->writers[i].id.rank + 1;

@@ -281,6 +281,10 @@ int cp_suspect_silent(const cp_incident *inc, bool count_table)
             count++;
         }
     free(spoke);
+    /* A world no line stated is only as large as the highest rank seen:
+     * one rank that spoke says too little about who else there was. */
+    if (inc->world_size_stated < 2 && n - count < 2)
+        return -1;
     return count == 1 ? silent : -1;
 }
 

@@ -240,6 +240,40 @@ static void same_moment_names_the_specific_error(void **state)
     assert_int_equal(f->d.first_rank, 5);
 }
 
+/* ---- how much one rank's report says ------------------------------------ */
+
+/* SimpleTuner#3099: only rank 1's watchdog is in the paste, wrapped after
+ * its message. No line states the world, so rank 0's silence names
+ * nobody: rank 1 may have had many silent peers. */
+static void one_speaking_rank_names_no_silent_one(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Steps: 998/15000 ...\n"
+                 "[rank1]:[E ... ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective operation timeout:\n"
+                 "WorkNCCL(SeqNum=34036, OpType=ALLGATHER, NumelIn=8, NumelOut=64, Timeout(ms)=5400000)\n"
+                 "ran for 5400073 milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+    assert_int_equal(f->d.first_rank, -1);
+}
+
+/* pytorch#140563: the Flight Recorder analyser's finding names the rank
+ * that called the all_reduce with other sizes. */
+static void flight_recorder_size_mismatch_names_the_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "fr_trace.txt",
+                 "collective: nccl:all_reduce\n"
+                 "input sizes: [[1025]]\n"
+                 "world size: 128\n"
+                 "collective state: scheduled\n"
+                 "error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' "
+                 "does not match found input sizes: '[[262144]]'\n");
+    assert_int_equal(f->d.first_rank, 22);
+    assert_int_equal(f->d.kind, CP_KIND_COLLECTIVE_MISMATCH);
+}
+
 /* ---- a local rank with one host in sight -------------------------------- */
 
 /* DMD2#18: torchrun's agent reports local rank 2 killed and SIGTERMs the
@@ -972,6 +1006,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(same_moment_names_the_specific_error, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(one_speaking_rank_names_no_silent_one, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(flight_recorder_size_mismatch_names_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(local_rank_of_the_only_host_is_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(spawn_header_names_the_process, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(local_rank_among_two_hosts_is_no_rank, new_fixture, free_fixture),
