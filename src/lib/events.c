@@ -76,7 +76,6 @@ typedef struct stream_scan {
     int *pending;             /* writers with a progress line in this chunk */
     size_t n_pending, cap_pending;
     uint64_t lines;           /* the stream's lines so far */
-    bool ending;              /* its blocks are being closed at its end */
     /* Last, as cp_incident_begin_stream clears the fields before it: a
      * block is all zero whenever it is not active (block_reset), and
      * zeroing the 32 of them again cost 350 KB of stores per stream. */
@@ -298,7 +297,8 @@ static int best_candidate(cp_incident *inc, const block *b)
  * line is this close to its stream's end is one the input ends in. */
 enum { END_SLACK = 4 };
 
-static void finalize(cp_incident *inc, stream_scan *st, block *b)
+/* Turns an open block into an event; `at_end`: the stream has ended. */
+static void finalize(cp_incident *inc, stream_scan *st, block *b, bool at_end)
 {
     if (!b->active)
         return;
@@ -320,7 +320,7 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b)
         cp_capset_pack(&e->caps, &b->caps);
         e->in_table = b->in_table;
         e->has_traceback = b->has_traceback;
-        e->ends_input = st->ending && st->lines - b->last_line <= END_SLACK;
+        e->ends_input = at_end && st->lines - b->last_line <= END_SLACK;
         e->time_estimated = !b->time_own;
         if (b->n_frames && (e->frames = calloc(b->n_frames, sizeof *e->frames))) {
             memcpy(e->frames, b->frames, b->n_frames * sizeof *e->frames);
@@ -348,7 +348,7 @@ static void finalize_stale(cp_incident *inc, stream_scan *st, uint64_t line_no)
 {
     for (int i = 0; i < MAX_OPEN; i++)
         if (st->open[i].active && line_no > st->open[i].last_line + GAP)
-            finalize(inc, st, &st->open[i]);
+            finalize(inc, st, &st->open[i], false);
 }
 
 static block *block_for(cp_incident *inc, stream_scan *st, int writer, uint64_t line_no)
@@ -364,7 +364,7 @@ static block *block_for(cp_incident *inc, stream_scan *st, int writer, uint64_t 
             oldest = b;
     }
     if (!free_slot) {
-        finalize(inc, st, oldest);
+        finalize(inc, st, oldest, false);
         free_slot = oldest;
     }
     free_slot->active = true;
@@ -756,7 +756,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     /* A new traceback after a finished one is a new event, unless Python
      * said the two are chained. */
     if (li->starts_stack && b->n_cand > 0 && !b->chained && b->first_line != li->no) {
-        finalize(inc, st, b);
+        finalize(inc, st, b, false);
         b = block_for(inc, st, writer, li->no);
     }
     /* A line with a logging header of its own is a new record, not part
@@ -764,7 +764,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
      * loggers stamp every line of a traceback). */
     bool own_header = li->origin.level != 0 || li->has_own_time;
     if (own_header && !li->is_frame && !li->is_traceback && b->n_cand > 0 && b->first_line != li->no) {
-        finalize(inc, st, b);
+        finalize(inc, st, b, false);
         b = block_for(inc, st, writer, li->no);
     }
     b->chained = li->is_traceback && !li->starts_stack;
@@ -967,9 +967,7 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
 void cp_incident_end_stream(cp_incident *inc)
 {
     stream_scan *st = inc->scan;
-    st->ending = true;
     for (int i = 0; i < MAX_OPEN; i++)
-        finalize(inc, st, &st->open[i]);
-    st->ending = false;
+        finalize(inc, st, &st->open[i], true);
     table_flush(inc, st);
 }
