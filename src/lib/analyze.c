@@ -511,8 +511,8 @@ static void fabric_concentration(cp_diagnosis *d, const cp_incident *inc)
 typedef struct hang_facts {
     int culprit;       /* from a desync report */
     int lagging;       /* from watchdog sequence numbers */
-    int odd_op;        /* the one rank in another kind of collective */
-    const char *odd, *usual; /* its collective and the others' */
+    const cp_event *odd_op;  /* the timeout of the one rank in another kind of collective */
+    const char *usual;       /* the others' kind */
     int saving;        /* a rank that began a save and never ended it */
     int silent;        /* the one rank that printed no error */
     bool save_near;    /* a checkpoint save just before the stall */
@@ -525,20 +525,36 @@ static bool same_time(const cp_event *a, const cp_event *b)
     return timed(&a->origin.time) && timed(&b->origin.time) && a->origin.time.ms == b->origin.time.ms;
 }
 
-static const cp_event *first_cascade(const cp_incident *inc)
+/* The earliest event `want` accepts (untimed ones only when none is
+ * timed, then in input order); of several printed in the same
+ * millisecond, the most specific rule's. Copies in a failure table are
+ * left out. */
+static const cp_event *first_of(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
+                                int rank)
 {
     const cp_event *best = NULL;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        cp_role role = role_of(inc, e);
-        if ((role != CP_ROLE_CASCADE && role != CP_ROLE_CULPRIT) || e->in_table)
+        if (e->in_table || !want(inc, e, rank))
             continue;
         if (!best || (timed(&e->origin.time) && (!timed(&best->origin.time) || e->origin.time.ms < best->origin.time.ms)))
             best = e;
-        else if (same_time(e, best) && rule_of(inc, e)->weight > rule_of(inc, best)->weight)
+        else if (same_time(e, best) && weight_of(inc, e) > weight_of(inc, best))
             best = e;   /* one moment, several lines: the most specific names it */
     }
     return best;
+}
+
+static bool reports_consequence(const cp_incident *inc, const cp_event *e, int rank)
+{
+    (void)rank;
+    cp_role role = role_of(inc, e);
+    return role == CP_ROLE_CASCADE || role == CP_ROLE_CULPRIT;
+}
+
+static const cp_event *first_cascade(const cp_incident *inc)
+{
+    return first_of(inc, reports_consequence, -1);
 }
 
 static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *low, int64_t *high, bool *save_unattr)
@@ -546,7 +562,7 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     memset(h, 0, sizeof *h);
     h->culprit = cp_suspect_named(inc);
     h->lagging = cp_suspect_lagging(inc, low, high);
-    h->odd_op = cp_suspect_odd_collective(inc, &h->odd, &h->usual);
+    h->odd_op = cp_suspect_odd_collective(inc, &h->usual);
     h->saving = cp_suspect_saving(inc, save_unattr);
     h->silent = cp_suspect_silent(inc, true);
     h->save_near = cp_save_before_stall(inc);
@@ -578,11 +594,12 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
         d->confidence = 80;
         return h->lagging;
     }
-    if (h->odd_op >= 0) {
+    if (h->odd_op) {
+        int rank = event_rank(inc, h->odd_op);
         cp_diag_note(d, "Rank %d timed out in %s while every other rank that reported timed out in %s: they were in "
-                        "different collectives.", h->odd_op, h->odd, h->usual);
+                        "different collectives.", rank, cp_capset_get(&h->odd_op->caps, "optype"), h->usual);
         d->confidence = 70;
-        return h->odd_op;
+        return rank;
     }
     if (h->saving >= 0) {
         cp_diag_note(d, "Rank %d began a checkpoint save and never logged its end.", h->saving);
@@ -714,25 +731,20 @@ static const cp_rule *raised_by(const cp_incident *inc, const cp_event *e)
     return NULL;
 }
 
+static bool cut_python_traceback(const cp_incident *inc, const cp_event *e, int rank)
+{
+    (void)rank;
+    return e->rule == CP_RULE_STACK && e->ends_input && raised_by(inc, e);
+}
+
 /* The earliest Python traceback its stream ends in with no error line
  * (a paste cut short, or an exception no rule names), or NULL; *raised is
  * the rule that began it. */
 static const cp_event *first_cut_traceback(const cp_incident *inc, const cp_rule **raised)
 {
-    const cp_event *first = NULL;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        if (e->rule != CP_RULE_STACK || !e->ends_input || e->in_table)
-            continue;
-        if (first && !(timed(&e->origin.time) && (!timed(&first->origin.time) ||
-                                                  e->origin.time.ms < first->origin.time.ms)))
-            continue;
-        const cp_rule *r = raised_by(inc, e);
-        if (r) {
-            first = e;
-            *raised = r;
-        }
-    }
+    const cp_event *first = first_of(inc, cut_python_traceback, -1);
+    if (first)
+        *raised = raised_by(inc, first);
     return first;
 }
 
@@ -763,20 +775,6 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
     else
         cp_diag_note(d, "The input ends in a traceback with no error line that a rule names: cut off before its "
                         "exception line, or raising an exception culprit does not know.");
-}
-
-/* The odd rank's own timeout, next to the first one the others printed. */
-static void add_odd_collective_evidence(cp_diagnosis *d, const cp_incident *inc, int rank)
-{
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        const cp_rule *r = rule_of(inc, e);
-        if (r && r->kind == CP_KIND_NCCL_TIMEOUT && !e->in_table && event_rank(inc, e) == rank &&
-            cp_capset_get(&e->caps, "optype")) {
-            add_evidence(d, inc, e);
-            return;
-        }
-    }
 }
 
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
@@ -821,9 +819,9 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     }
     d->first_rank = choose_hang_rank(d, inc, &h, low, high, save_unattr);
     bool timeout_kind = d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE;
-    if (d->first_rank >= 0 && d->first_rank == h.odd_op && timeout_kind) {
+    if (h.odd_op && d->first_rank == event_rank(inc, h.odd_op) && timeout_kind) {
         conclude(d, inc, "engine.collective_out_of_step");
-        add_odd_collective_evidence(d, inc, h.odd_op);
+        add_evidence(d, inc, h.odd_op);   /* the odd rank's own timeout */
     } else if ((h.saving >= 0 || h.save_near) && timeout_kind) {
         conclude(d, inc, "engine.checkpoint_stall");
         cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
@@ -854,22 +852,6 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
 /* Beside the root: the first rank's own error when the root is another
  * line about it (an Xid, an OOM kill), and the first consequence seen on
  * another rank, so a reader sees both ends of the incident. */
-static const cp_event *first_of(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
-                                int rank)
-{
-    const cp_event *best = NULL;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        if (e->in_table || !want(inc, e, rank))
-            continue;
-        if (!best || (timed(&e->origin.time) && (!timed(&best->origin.time) || e->origin.time.ms < best->origin.time.ms)))
-            best = e;
-        else if (same_time(e, best) && rule_of(inc, e)->weight > rule_of(inc, best)->weight)
-            best = e;   /* one moment, several lines: the most specific names it */
-    }
-    return best;
-}
-
 static bool own_error(const cp_incident *inc, const cp_event *e, int rank)
 {
     return rank >= 0 && event_rank(inc, e) == rank && e->rank_via == CP_VIA_LINE && role_of(inc, e) == CP_ROLE_ROOT;

@@ -71,12 +71,13 @@ int cp_suspect_named(const cp_incident *inc);
  * Recorder finding says how it knows), or NULL. */
 const char *cp_suspect_named_how(const cp_incident *inc, int rank);
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high);
-/* The one rank whose timed-out collective (an nccl_timeout event's
- * optype) is of another type than every other reporting rank's, at the
- * same sequence number or with none given, when at least two ranks agree
- * on the other type: the ranks were blocked in different collectives. *odd and *usual get the two
- * types (valid while the incident is). */
-int cp_suspect_odd_collective(const cp_incident *inc, const char **odd, const char **usual);
+/* The timeout of the one rank whose timed-out collective (an nccl_timeout
+ * event's optype) is of another type than every other reporting rank's,
+ * at the same sequence number or with none given, when at least two ranks
+ * agree on the other type: the ranks were blocked in different
+ * collectives. *usual gets the others' type (valid while the incident
+ * is). NULL when there is no such rank. */
+const cp_event *cp_suspect_odd_collective(const cp_incident *inc, const char **usual);
 int cp_suspect_saving(const cp_incident *inc, bool *unattributed);
 int cp_suspect_silent(const cp_incident *inc, bool count_table);
 int cp_suspect_least_progress(const cp_incident *inc);

@@ -84,24 +84,49 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
     return lag >= 0 && unique && *low < *high ? lag : -1;
 }
 
-/* One rank's timed-out collective, for cp_suspect_odd_collective. */
+/* One rank's first timed-out collective, for cp_suspect_odd_collective. */
 typedef struct rank_op {
+    const cp_event *e;
     int rank;
     const char *op;
 } rank_op;
 
-/* Adds the rank's type unless it is there; false when the rank already
- * has another type (it timed out in two kinds of collective). */
-static bool note_rank_op(rank_op *ops, size_t *n, int rank, const char *op)
+/* Adds the rank's timeout unless the rank is there; false when it already
+ * is with another type (it timed out in two kinds of collective). */
+static bool note_rank_op(rank_op *ops, size_t *n, const cp_event *e, int rank, const char *op)
 {
     for (size_t i = 0; i < *n; i++)
         if (ops[i].rank == rank)
             return strcmp(ops[i].op, op) == 0;
-    ops[(*n)++] = (rank_op){rank, op};
+    ops[(*n)++] = (rank_op){e, rank, op};
     return true;
 }
 
-int cp_suspect_odd_collective(const cp_incident *inc, const char **odd, const char **usual)
+/* The timeout of the one rank whose type differs from that of two or
+ * more others, when the ranks show exactly two types; NULL otherwise. */
+static const cp_event *odd_one(const rank_op *ops, size_t n, const char **usual)
+{
+    const rank_op *a = NULL, *b = NULL;   /* the first rank of each type */
+    size_t n_a = 0, n_b = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!a || strcmp(ops[i].op, a->op) == 0) {
+            a = a ? a : &ops[i];
+            n_a++;
+        } else if (!b || strcmp(ops[i].op, b->op) == 0) {
+            b = b ? b : &ops[i];
+            n_b++;
+        } else {
+            return NULL;   /* three types: no single odd one */
+        }
+    }
+    if (!b || (n_a == 1) == (n_b == 1))   /* one of each, or no single one */
+        return NULL;
+    const rank_op *odd = n_a == 1 ? a : b;
+    *usual = (odd == a ? b : a)->op;
+    return odd->e;
+}
+
+const cp_event *cp_suspect_odd_collective(const cp_incident *inc, const char **usual)
 {
     rank_op *ops = malloc((inc->n_events ? inc->n_events : 1) * sizeof *ops);
     size_t n = 0;
@@ -120,39 +145,11 @@ int cp_suspect_odd_collective(const cp_incident *inc, const char **odd, const ch
         if (seq != INT64_MIN && s != seq)
             ok = false;   /* different points: the lagging rank's case */
         seq = s;
-        ok = ok && note_rank_op(ops, &n, rank, op);
+        ok = ok && note_rank_op(ops, &n, e, rank, op);
     }
-    const char *a = NULL, *b = NULL;
-    int a_rank = -1, n_a = 0, n_b = 0;
-    for (size_t i = 0; ok && i < n; i++) {
-        if (!a || strcmp(ops[i].op, a) == 0) {
-            a = ops[i].op;
-            a_rank = n_a++ ? a_rank : ops[i].rank;
-        } else if (!b || strcmp(ops[i].op, b) == 0) {
-            b = ops[i].op;
-            n_b++;
-        } else {
-            ok = false;   /* three types: no single odd one */
-        }
-    }
-    int b_rank = -1;
-    for (size_t i = 0; ok && b && i < n; i++)
-        if (strcmp(ops[i].op, b) == 0)
-            b_rank = ops[i].rank;
+    const cp_event *odd = ok ? odd_one(ops, n, usual) : NULL;
     free(ops);
-    if (!ok || !b)
-        return -1;
-    if (n_a == 1 && n_b >= 2) {
-        *odd = a;
-        *usual = b;
-        return a_rank;
-    }
-    if (n_b == 1 && n_a >= 2) {
-        *odd = b;
-        *usual = a;
-        return b_rank;
-    }
-    return -1;
+    return odd;
 }
 
 static bool phase_later(const cp_writer *a, const cp_writer *b)
