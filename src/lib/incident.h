@@ -185,10 +185,23 @@ int cp_table_add(cp_incident *inc, const cp_table_entry *e);
 /* Resolves every writer's global rank from the facts collected. */
 void cp_ranks_resolve(cp_incident *inc);
 void cp_ranks_free_index(cp_incident *inc);
-/* The rank of a process or a (host, local rank); -1 when unknown. An empty
- * host matches any. Valid once cp_ranks_resolve has run. */
-int cp_rank_of_pid(const cp_incident *inc, const char *host, int pid);
+/* The rank of a (host, local rank); -1 when unknown. An empty host
+ * matches any. Valid once cp_ranks_resolve has run. */
 int cp_rank_of_local(const cp_incident *inc, const char *host, int local);
+/* The ranks of processes, by pid: what rank writers, NCCL's world
+ * communicator lines and the failure table say (sorted, searched in log
+ * time: at 16k ranks a pass over them per writer was quadratic). Build
+ * it once the world size is known; the incident must not change while it
+ * is used. */
+typedef struct cp_pid_rank cp_pid_rank;
+typedef struct cp_pid_ranks {
+    cp_pid_rank *v;
+    size_t n;
+} cp_pid_ranks;
+int cp_pid_ranks_build(const cp_incident *inc, cp_pid_ranks *out);   /* -1: out of memory, left empty */
+/* The rank of process `pid` on `host`; -1 when unknown. */
+int cp_pid_ranks_find(const cp_pid_ranks *ix, const char *host, int pid);
+void cp_pid_ranks_free(cp_pid_ranks *ix);
 /* Whether every writer that names a host names the same one (or none
  * does): then a local rank nothing else places is taken as the rank. */
 bool cp_single_host(const cp_incident *inc);

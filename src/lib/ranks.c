@@ -303,22 +303,74 @@ int cp_rank_of_local(const cp_incident *inc, const char *host, int local)
     return found;
 }
 
-int cp_rank_of_pid(const cp_incident *inc, const char *host, int pid)
+/* A process whose rank a line states, for cp_pid_ranks_find. */
+struct cp_pid_rank {
+    int pid, rank;
+    int source;          /* 0 a writer, 1 an NCCL line, 2 the failure table */
+    size_t order;        /* its index there */
+    const char *host;    /* borrowed; NULL: any host (the table's) */
+};
+
+static int by_pid_source_order(const void *a, const void *b)
 {
+    const cp_pid_rank *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->source != y->source)
+        return x->source < y->source ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int cp_pid_ranks_build(const cp_incident *inc, cp_pid_ranks *out)
+{
+    size_t cap = inc->n_writers + inc->n_idents + inc->n_table, n = 0;
+    out->v = malloc((cap ? cap : 1) * sizeof *out->v);
+    out->n = 0;
+    if (!out->v)
+        return -1;
     for (size_t i = 0; i < inc->n_writers; i++) {
         const cp_writer *w = &inc->writers[i];
-        if (w->id.rank >= 0 && w->id.pid == pid && host_match(host, w->id.host))
-            return w->id.rank;
+        if (w->id.rank >= 0 && w->id.pid >= 0)
+            out->v[n++] = (cp_pid_rank){w->id.pid, w->id.rank, 0, i, w->id.host};
     }
     for (size_t i = 0; i < inc->n_idents; i++) {
         const cp_ident *x = &inc->idents[i];
-        if (x->pid == pid && x->nranks == inc->world_size && host_match(host, x->host))
-            return x->rank;
+        if (x->nranks == inc->world_size && x->pid >= 0)
+            out->v[n++] = (cp_pid_rank){x->pid, x->rank, 1, i, x->host};
     }
-    for (size_t i = 0; i < inc->n_table; i++)
-        if (inc->table[i].pid == pid && inc->table[i].rank >= 0)
-            return inc->table[i].rank;
+    for (size_t i = 0; i < inc->n_table; i++) {
+        const cp_table_entry *t = &inc->table[i];
+        if (t->rank >= 0 && t->pid >= 0)
+            out->v[n++] = (cp_pid_rank){t->pid, t->rank, 2, i, NULL};
+    }
+    qsort(out->v, n, sizeof *out->v, by_pid_source_order);
+    out->n = n;
+    return 0;
+}
+
+/* Writers first, then NCCL's lines, then the table, each in the order
+ * they were seen: the first whose host fits. */
+int cp_pid_ranks_find(const cp_pid_ranks *ix, const char *host, int pid)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->v[mid].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < ix->n && ix->v[i].pid == pid; i++)
+        if (!ix->v[i].host || host_match(host, ix->v[i].host))
+            return ix->v[i].rank;
     return -1;
+}
+
+void cp_pid_ranks_free(cp_pid_ranks *ix)
+{
+    free(ix->v);
+    ix->v = NULL;
+    ix->n = 0;
 }
 
 /* A Slurm task is a rank only when the job launched one task per rank:
@@ -361,6 +413,8 @@ void cp_ranks_resolve(cp_incident *inc)
         if (inc->table[i].rank + 1 > inc->world_size)
             inc->world_size = inc->table[i].rank + 1;
     bool one_host = cp_single_host(inc);
+    cp_pid_ranks by_pid;
+    cp_pid_ranks_build(inc, &by_pid);   /* out of memory: empty, finds nothing */
     for (size_t i = 0; i < inc->n_writers; i++) {
         cp_writer *w = &inc->writers[i];
         int r = w->id.rank;
@@ -373,11 +427,12 @@ void cp_ranks_resolve(cp_incident *inc)
             }
         }
         if (r < 0 && w->id.pid >= 0)
-            r = cp_rank_of_pid(inc, w->id.host, w->id.pid);
+            r = cp_pid_ranks_find(&by_pid, w->id.host, w->id.pid);
         if (r < 0 && w->id.task >= 0)
             r = rank_of_task(inc, w->id.task);
         w->rank = r;
     }
+    cp_pid_ranks_free(&by_pid);
 }
 
 static void free_index(void **where)

@@ -84,26 +84,44 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
     return lag >= 0 && unique && *low < *high ? lag : -1;
 }
 
-/* One rank's first timed-out collective, for cp_suspect_odd_collective. */
+/* A rank's timed-out collective, for cp_suspect_odd_collective. */
 typedef struct rank_op {
     const cp_event *e;
     int rank;
+    size_t order;    /* the event's index: a rank's first timeout comes first */
     const char *op;
 } rank_op;
 
-/* Adds the rank's timeout unless the rank is there; false when it already
- * is with another type (it timed out in two kinds of collective). */
-static bool note_rank_op(rank_op *ops, size_t *n, const cp_event *e, int rank, const char *op)
+static int by_rank_then_order(const void *a, const void *b)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (ops[i].rank == rank)
-            return strcmp(ops[i].op, op) == 0;
-    ops[(*n)++] = (rank_op){e, rank, op};
+    const rank_op *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Keeps each rank's first timeout, in rank order (sorted, not searched:
+ * at 16k ranks every rank times out). False when a rank timed out in two
+ * kinds of collective. */
+static bool one_per_rank(rank_op *ops, size_t *n)
+{
+    qsort(ops, *n, sizeof *ops, by_rank_then_order);
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (kept && ops[kept - 1].rank == ops[i].rank) {
+            if (strcmp(ops[kept - 1].op, ops[i].op) != 0)
+                return false;
+            continue;
+        }
+        ops[kept++] = ops[i];
+    }
+    *n = kept;
     return true;
 }
 
 /* The timeout of the one rank whose type differs from that of two or
- * more others, when the ranks show exactly two types; NULL otherwise. */
+ * more others, when the ranks show exactly two types; NULL otherwise.
+ * The order of `ops` does not change the answer. */
 static const cp_event *odd_one(const rank_op *ops, size_t n, const char **usual)
 {
     const rank_op *a = NULL, *b = NULL;   /* the first rank of each type */
@@ -145,9 +163,9 @@ const cp_event *cp_suspect_odd_collective(const cp_incident *inc, const char **u
         if (seq != INT64_MIN && s != seq)
             ok = false;   /* different points: the lagging rank's case */
         seq = s;
-        ok = ok && note_rank_op(ops, &n, e, rank, op);
+        ops[n++] = (rank_op){e, rank, i, op};
     }
-    const cp_event *odd = ok ? odd_one(ops, n, usual) : NULL;
+    const cp_event *odd = ok && one_per_rank(ops, &n) ? odd_one(ops, n, usual) : NULL;
     free(ops);
     return odd;
 }
@@ -327,14 +345,43 @@ static const char *skip_space(const char *s)
     return s ? s : "";
 }
 
-/* The same error copied into torchrun's failure table (with @record)
- * carries the rank its own traceback did not. `copies` are the events
- * of the table that have a rank. */
-static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev, const size_t *copies, size_t n_copies)
+/* A copy in torchrun's failure table of an error line, found by the
+ * hash of its rule and text. */
+typedef struct table_copy {
+    uint64_t hash;
+    size_t event;
+} table_copy;
+
+static uint64_t copy_hash(const cp_event *e)
 {
+    return cp_hash_str(cp_hash_step(CP_HASH_SEED, e->rule), skip_space(e->text));
+}
+
+static int by_hash(const void *a, const void *b)
+{
+    const table_copy *x = a, *y = b;
+    return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* The same error copied into torchrun's failure table (with @record)
+ * carries the rank its own traceback did not. `copies` (sorted by hash)
+ * are the events of the table that have a rank; every copy of the error
+ * must agree on it. */
+static int rank_from_table_copy(const cp_incident *inc, const cp_event *ev, const table_copy *copies,
+                                size_t n_copies)
+{
+    const uint64_t h = copy_hash(ev);
+    size_t lo = 0, hi = n_copies;
+    while (lo < hi) {   /* the first copy with this hash */
+        size_t mid = lo + (hi - lo) / 2;
+        if (copies[mid].hash < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     int found = -1;
-    for (size_t i = 0; i < n_copies; i++) {
-        const cp_event *e = &inc->events[copies[i]];
+    for (size_t i = lo; i < n_copies && copies[i].hash == h; i++) {
+        const cp_event *e = &inc->events[copies[i].event];
         if (e == ev || e->rule != ev->rule || strcmp(skip_space(e->text), skip_space(ev->text)) != 0)
             continue;
         int r = event_rank(inc, e);
@@ -400,6 +447,8 @@ static int rank_of_busid(const cp_incident *inc, const char *host, const char *b
 void cp_ranks_from_subjects(cp_incident *inc)
 {
     const bool one_host = cp_single_host(inc);
+    cp_pid_ranks by_pid;
+    cp_pid_ranks_build(inc, &by_pid);   /* out of memory: empty, finds nothing */
     for (size_t i = 0; i < inc->n_events; i++) {
         cp_event *e = &inc->events[i];
         if (event_rank(inc, e) >= 0 || e->rule == CP_RULE_STACK)
@@ -407,7 +456,7 @@ void cp_ranks_from_subjects(cp_incident *inc)
         const char *host = e->origin.host;
         int64_t pid = cap_i64(&e->caps, "pid", cap_i64(&e->caps, "next_pid", -1));
         int64_t local = cap_i64(&e->caps, "local_rank", -1);
-        int r = pid > 0 && pid < INT_MAX ? cp_rank_of_pid(inc, host, (int)pid) : -1;
+        int r = pid > 0 && pid < INT_MAX ? cp_pid_ranks_find(&by_pid, host, (int)pid) : -1;
         if (r < 0 && local >= 0 && local < INT_MAX)
             r = cp_rank_of_local(inc, host, (int)local);
         const char *busid = cp_capset_get(&e->caps, "busid");
@@ -422,21 +471,23 @@ void cp_ranks_from_subjects(cp_incident *inc)
         if (r >= 0)
             e->rank_via = via;
     }
+    cp_pid_ranks_free(&by_pid);
 }
 
 void cp_ranks_from_table_copies(cp_incident *inc)
 {
     if (!inc->n_table)
         return;
-    /* the table's copies first: the events to place may be thousands (a
-     * timeout on every rank), the copies are few */
+    /* the table's copies, by hash: the events to place may be thousands
+     * (a timeout on every rank), and so may the copies */
     size_t n_copies = 0;
-    size_t *copies = malloc(inc->n_events * sizeof *copies);
+    table_copy *copies = malloc((inc->n_events ? inc->n_events : 1) * sizeof *copies);
     if (!copies)
         return;
     for (size_t i = 0; i < inc->n_events; i++)
         if (inc->events[i].in_table && event_rank(inc, &inc->events[i]) >= 0)
-            copies[n_copies++] = i;
+            copies[n_copies++] = (table_copy){copy_hash(&inc->events[i]), i};
+    qsort(copies, n_copies, sizeof *copies, by_hash);
     for (size_t i = 0; n_copies && i < inc->n_events; i++) {
         cp_event *e = &inc->events[i];
         if (!e->in_table && event_rank(inc, e) < 0 && e->rule != CP_RULE_STACK &&

@@ -910,8 +910,11 @@ static void nccl_per_node_layout_resolves_ranks(void **state)
     assert_int_equal(writer_of(inc, e2)->rank, 14);
     assert_int_equal(cp_rank_of_local(inc, "node002", 6), 14);
     assert_int_equal(cp_rank_of_local(inc, "node001", 6), 6);
-    assert_int_equal(cp_rank_of_pid(inc, "node002", 5117), 14);
-    assert_int_equal(cp_rank_of_pid(inc, "node002", 4242), -1);
+    cp_pid_ranks by_pid;
+    assert_int_equal(cp_pid_ranks_build(inc, &by_pid), 0);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node002", 5117), 14);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node002", 4242), -1);
+    cp_pid_ranks_free(&by_pid);
     /* every writer of node002's stream resolves to 14 */
     for (size_t i = 0; i < inc->n_writers; i++)
         if (inc->writers[i].stream == 1)
@@ -999,6 +1002,49 @@ static void traceback_split_across_feeds(void **state)
     assert_true(has_evidence_line(e, 12, "ValueError"));
 }
 
+static void add_rank_writer(cp_incident *inc, const char *host, int pid, int rank)
+{
+    cp_origin o;
+    cp_origin_init(&o);
+    o.rank = rank;
+    o.pid = pid;
+    snprintf(o.host, sizeof o.host, "%s", host);
+    cp_writer_key key;
+    cp_writer_key_of(&o, 0, &key);
+    assert_true(cp_writer_for(inc, &o, 0, &key) >= 0);
+}
+
+/* A process's rank: what a rank's own lines say first, then NCCL's lines
+ * of the world communicator, then the failure table (which names no host
+ * a lookup must match); an empty host matches any. */
+static void pid_ranks_take_writers_then_nccl_then_table(void **state)
+{
+    cp_incident *inc = *state;
+    assert_int_equal(cp_incident_init(inc, &g_cat, g_matcher), 0);
+    add_rank_writer(inc, "node002", 5117, 14);
+    add_rank_writer(inc, "node004", 5117, 30);
+    assert_int_equal(cp_ident_add(inc, &(cp_ident){.rank = 9, .nranks = 32, .pid = 5117, .host = "node003"}), 0);
+    assert_int_equal(cp_ident_add(inc, &(cp_ident){.rank = 3, .nranks = 32, .pid = 700, .host = "node001"}), 0);
+    /* a sub-communicator's rank is not the process's rank */
+    assert_int_equal(cp_ident_add(inc, &(cp_ident){.rank = 1, .nranks = 2, .pid = 800, .host = "node001"}), 0);
+    assert_int_equal(cp_table_add(inc, &(cp_table_entry){.rank = 5, .pid = 700, .host = "node009"}), 0);
+    assert_int_equal(cp_table_add(inc, &(cp_table_entry){.rank = 7, .pid = 800}), 0);
+    assert_int_equal(cp_table_add(inc, &(cp_table_entry){.rank = -1, .pid = 900}), 0);
+    assert_int_equal(inc->world_size, 32);
+    cp_pid_ranks by_pid;
+    assert_int_equal(cp_pid_ranks_build(inc, &by_pid), 0);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node002", 5117), 14);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node004", 5117), 30);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node003", 5117), 9);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "", 5117), 14);     /* the first writer */
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node001", 700), 3);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node008", 700), 5); /* the table, any host */
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node001", 800), 7);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node001", 900), -1);
+    assert_int_equal(cp_pid_ranks_find(&by_pid, "node001", 4242), -1);
+    cp_pid_ranks_free(&by_pid);
+}
+
 /* The chunk ends right after the logging line that names the rank: the
  * traceback in the next chunk still inherits it. */
 static void identity_inherited_across_feeds(void **state)
@@ -1044,6 +1090,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(big_chunk_traceback_at_end, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(traceback_split_across_feeds, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(identity_inherited_across_feeds, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(pid_ranks_take_writers_then_nccl_then_table, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(unconfirmed_progress_keeps_the_last_step, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(progress_steps_of_writers_the_prefixes_do_not_name, new_incident,
                                         free_incident),
