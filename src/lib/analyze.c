@@ -148,15 +148,20 @@ static void phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_e
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         int peer = event_rank(inc, e);
-        if (e == root || peer < 0 || peer == rank || e->in_table)
-            continue;
         bool same = r && rule_of(inc, e) == r;
+        /* the same process printing the same error again, with its traceback */
+        bool again = same && root->writer >= 0 && e->writer == root->writer;
+        if (e == root || e->in_table || (!again && (peer < 0 || peer == rank)))
+            continue;
         bool cut = e->rule == CP_RULE_STACK && e->ends_input;
         cp_phase p = same || cut ? phase_from_frames(inc, e) : CP_PHASE_NONE;
         if (p == CP_PHASE_NONE)
             continue;
         d->phase = p;
-        if (same)
+        if (again)
+            cp_diag_note(d, "The phase (%s) is read from the traceback printed with the same error at line %llu.",
+                         cp_phase_name(p), (unsigned long long)e->line);
+        else if (same)
             cp_diag_note(d, "The phase (%s) is read from rank %d's traceback: it raised the same error.",
                          cp_phase_name(p), peer);
         else
@@ -511,8 +516,7 @@ static void fabric_concentration(cp_diagnosis *d, const cp_incident *inc)
 typedef struct hang_facts {
     int culprit;       /* from a desync report */
     int lagging;       /* from watchdog sequence numbers */
-    const cp_event *odd_op;  /* the timeout of the one rank in another kind of collective */
-    const char *usual;       /* the others' kind */
+    cp_collectives ops;      /* ranks in different kinds of collective */
     int saving;        /* a rank that began a save and never ended it */
     int silent;        /* the one rank that printed no error */
     bool save_near;    /* a checkpoint save just before the stall */
@@ -525,10 +529,42 @@ static bool same_time(const cp_event *a, const cp_event *b)
     return timed(&a->origin.time) && timed(&b->origin.time) && a->origin.time.ms == b->origin.time.ms;
 }
 
+static bool kind_unknown(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    return !r || r->kind == CP_KIND_UNKNOWN;
+}
+
+/* How long after a line that names no kind ("Some NCCL operations have
+ * failed or timed out", printed first since PyTorch 2.6) the same
+ * writer's line that does may come, and speak for it. */
+enum { BURST_MS = 1000 };
+
+/* The first event `want` accepts that the same writer printed within
+ * BURST_MS after `e` and whose rule names a kind; `e` when none did. */
+static const cp_event *kind_in_burst(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
+                                     int rank, const cp_event *e)
+{
+    const cp_event *named = e;
+    if (!kind_unknown(inc, e) || !timed(&e->origin.time) || e->writer < 0)
+        return e;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *x = &inc->events[i];
+        if (x->in_table || x->writer != e->writer || !timed(&x->origin.time) || kind_unknown(inc, x) ||
+            x->origin.time.ms < e->origin.time.ms || x->origin.time.ms - e->origin.time.ms > BURST_MS ||
+            !want(inc, x, rank))
+            continue;
+        if (named == e || x->origin.time.ms < named->origin.time.ms)
+            named = x;
+    }
+    return named;
+}
+
 /* The earliest event `want` accepts (untimed ones only when none is
- * timed, then in input order); of several printed in the same
- * millisecond, the most specific rule's. Copies in a failure table are
- * left out. */
+ * timed, then in log order); of several printed in the same
+ * millisecond, the most specific rule's; of a line that names no kind,
+ * the line its writer printed right after it that does. Copies in a
+ * failure table are left out. */
 static const cp_event *first_of(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
                                 int rank)
 {
@@ -541,8 +577,11 @@ static const cp_event *first_of(const cp_incident *inc, bool (*want)(const cp_in
             best = e;
         else if (same_time(e, best) && weight_of(inc, e) > weight_of(inc, best))
             best = e;   /* one moment, several lines: the most specific names it */
+        else if (!timed(&e->origin.time) && !timed(&best->origin.time) && e->stream == best->stream &&
+                 e->line < best->line)
+            best = e;   /* events are in the order they closed, not in the log's */
     }
-    return best;
+    return best ? kind_in_burst(inc, want, rank, best) : NULL;
 }
 
 static bool reports_consequence(const cp_incident *inc, const cp_event *e, int rank)
@@ -562,7 +601,7 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     memset(h, 0, sizeof *h);
     h->culprit = cp_suspect_named(inc);
     h->lagging = cp_suspect_lagging(inc, low, high);
-    h->odd_op = cp_suspect_odd_collective(inc, &h->usual);
+    cp_suspect_collectives(inc, &h->ops);
     h->saving = cp_suspect_saving(inc, save_unattr);
     h->silent = cp_suspect_silent(inc, true);
     h->save_near = cp_save_before_stall(inc);
@@ -594,10 +633,10 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
         d->confidence = 80;
         return h->lagging;
     }
-    if (h->odd_op) {
-        int rank = event_rank(inc, h->odd_op);
+    if (h->ops.odd) {
+        int rank = event_rank(inc, h->ops.odd);
         cp_diag_note(d, "Rank %d timed out in %s while every other rank that reported timed out in %s: they were in "
-                        "different collectives.", rank, cp_capset_get(&h->odd_op->caps, "optype"), h->usual);
+                        "different collectives.", rank, cp_capset_get(&h->ops.odd->caps, "optype"), h->ops.usual);
         d->confidence = 70;
         return rank;
     }
@@ -639,6 +678,17 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
         d->owner = r->owner;
     if (r->phase != CP_PHASE_NONE)
         d->phase = r->phase;
+}
+
+/* Ranks stopped at one collective sequence number in different types of
+ * collective, none of them alone: both sides as evidence. */
+static void note_split(cp_diagnosis *d, const cp_incident *inc, const cp_collectives *ops)
+{
+    add_evidence(d, inc, ops->split_a);
+    add_evidence(d, inc, ops->split_b);
+    cp_diag_note(d, "Rank %d timed out in %s and rank %d in %s at the same point: the ranks called different "
+                    "collectives.", event_rank(inc, ops->split_a), cp_capset_get(&ops->split_a->caps, "optype"),
+                 event_rank(inc, ops->split_b), cp_capset_get(&ops->split_b->caps, "optype"));
 }
 
 /* A stall whose cause the ranks' logs do not show, on a host whose own
@@ -819,9 +869,12 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     }
     d->first_rank = choose_hang_rank(d, inc, &h, low, high, save_unattr);
     bool timeout_kind = d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE;
-    if (h.odd_op && d->first_rank == event_rank(inc, h.odd_op) && timeout_kind) {
+    if (h.ops.odd && d->first_rank == event_rank(inc, h.ops.odd) && timeout_kind) {
         conclude(d, inc, "engine.collective_out_of_step");
-        add_evidence(d, inc, h.odd_op);   /* the odd rank's own timeout */
+        add_evidence(d, inc, h.ops.odd);   /* the odd rank's own timeout */
+    } else if (h.ops.split_a && d->first_rank < 0 && timeout_kind) {
+        conclude(d, inc, "engine.collectives_differ");
+        note_split(d, inc, &h.ops);
     } else if ((h.saving >= 0 || h.save_near) && timeout_kind) {
         conclude(d, inc, "engine.checkpoint_stall");
         cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");

@@ -71,13 +71,21 @@ int cp_suspect_named(const cp_incident *inc);
  * Recorder finding says how it knows), or NULL. */
 const char *cp_suspect_named_how(const cp_incident *inc, int rank);
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high);
-/* The timeout of the one rank whose timed-out collective (an nccl_timeout
- * event's optype) is of another type than every other reporting rank's,
- * at the same sequence number or with none given, when at least two ranks
- * agree on the other type: the ranks were blocked in different
- * collectives. *usual gets the others' type (valid while the incident
- * is). NULL when there is no such rank. */
-const cp_event *cp_suspect_odd_collective(const cp_incident *inc, const char **usual);
+/* What the ranks' timed-out collectives (nccl_timeout events' optype)
+ * say, when they all stopped at the same sequence number (or name none):
+ *  - odd: the timeout of the one rank in another type of collective than
+ *    at least two others that agree (usual: their type, valid while the
+ *    incident is): the ranks were blocked in different collectives, and
+ *    this rank is the one out of step;
+ *  - split_a, split_b: otherwise, timeouts of two ranks in different
+ *    types: the ranks disagree, but no single one is out of step.
+ * Returns whether either was found. */
+typedef struct cp_collectives {
+    const cp_event *odd;
+    const char *usual;
+    const cp_event *split_a, *split_b;
+} cp_collectives;
+bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out);
 int cp_suspect_saving(const cp_incident *inc, bool *unattributed);
 int cp_suspect_silent(const cp_incident *inc, bool count_table);
 int cp_suspect_least_progress(const cp_incident *inc);

@@ -84,7 +84,7 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
     return lag >= 0 && unique && *low < *high ? lag : -1;
 }
 
-/* A rank's timed-out collective, for cp_suspect_odd_collective. */
+/* A rank's timed-out collective, for cp_suspect_collectives. */
 typedef struct rank_op {
     const cp_event *e;
     int rank;
@@ -144,8 +144,23 @@ static const cp_event *odd_one(const rank_op *ops, size_t n, const char **usual)
     return odd->e;
 }
 
-const cp_event *cp_suspect_odd_collective(const cp_incident *inc, const char **usual)
+/* The lowest rank's timeout and that of the lowest rank in another type
+ * (ops in rank order); false when all agree. */
+static bool two_types(const rank_op *ops, size_t n, const cp_event **a, const cp_event **b)
 {
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(ops[i].op, ops[0].op) != 0) {
+            *a = ops[0].e;
+            *b = ops[i].e;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out)
+{
+    memset(out, 0, sizeof *out);
     rank_op *ops = malloc((inc->n_events ? inc->n_events : 1) * sizeof *ops);
     size_t n = 0;
     int64_t seq = INT64_MIN;
@@ -165,9 +180,11 @@ const cp_event *cp_suspect_odd_collective(const cp_incident *inc, const char **u
         seq = s;
         ops[n++] = (rank_op){e, rank, i, op};
     }
-    const cp_event *odd = ok && one_per_rank(ops, &n) ? odd_one(ops, n, usual) : NULL;
+    ok = ok && one_per_rank(ops, &n);
+    if (ok && !(out->odd = odd_one(ops, n, &out->usual)))
+        two_types(ops, n, &out->split_a, &out->split_b);
     free(ops);
-    return odd;
+    return out->odd || out->split_a;
 }
 
 static bool phase_later(const cp_writer *a, const cp_writer *b)

@@ -180,7 +180,8 @@ static void rank_in_another_collective_is_out_of_step(void **state)
     assert_true(shows_rank0);
 }
 
-/* Two ranks in each collective: no single rank is out of step. */
+/* Two ranks in each collective: the ranks called different collectives,
+ * but no single rank is out of step. */
 static void even_split_of_collectives_names_no_rank(void **state)
 {
     fixture *f = *state;
@@ -198,8 +199,52 @@ static void even_split_of_collectives_names_no_rank(void **state)
                  "WorkNCCL(SeqNum=9, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600014 "
                  "milliseconds before timing out.\n");
     assert_true(f->d.hang);
-    assert_int_not_equal(f->d.kind, CP_KIND_COLLECTIVE_MISMATCH);
-    assert_false(note_has(&f->d, "different collectives", NULL));
+    assert_int_equal(f->d.kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_string_equal(f->d.rule_id, "engine.collectives_differ");
+    assert_int_equal(f->d.first_rank, -1);
+    assert_true(note_has(&f->d, "Rank 0 timed out in ALLREDUCE and rank 2 in BROADCAST", NULL));
+}
+
+/* Since PyTorch 2.6 a rank prints "Some NCCL operations have failed or
+ * timed out" a millisecond before the watchdog's exception says which:
+ * the kind is the exception's. */
+static void kindless_line_defers_to_the_next_that_names_one(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "11: [rank11]:[E617 15:17:35.519071987 ProcessGroupNCCL.cpp:681] [Rank 11] Some NCCL operations "
+                 "have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU "
+                 "operations might run on corrupted/incomplete data.\n"
+                 "11: [rank11]:[E617 15:17:35.519087787 ProcessGroupNCCL.cpp:695] [Rank 11] To avoid data "
+                 "inconsistency, we are taking the entire process down.\n"
+                 "11: [rank11]:[E617 15:17:35.520063769 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) "
+                 "Rank 11] Process group watchdog thread terminated with exception: [Rank 11] Watchdog caught "
+                 "collective operation timeout: WorkNCCL(SeqNum=52, OpType=ALLREDUCE, NumelIn=11, NumelOut=11, "
+                 "Timeout(ms)=240000)\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+    assert_string_equal(f->d.rule_id, "pytorch.watchdog_timeout");
+}
+
+/* Lines without times are read in log order, not in the order their
+ * events were closed. */
+static void untimed_events_in_log_order(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[E ProcessGroupNCCL.cpp:828] [Rank 1] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=80, OpType=ALLGATHER, Timeout(ms)=1800000) ran for 1805926 milliseconds before "
+                 "timing out.\n"
+                 "[E ProcessGroupNCCL.cpp:828] [Rank 0] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=80, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1805991 milliseconds before "
+                 "timing out.\n"
+                 "[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the "
+                 "asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+                 "corrupted/incomplete data.\n"
+                 "[E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_int_equal(f->d.first_rank, -1);
 }
 
 /* Pipeline stages wait in different point-to-point ops by design. */
@@ -1004,6 +1049,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(kindless_line_defers_to_the_next_that_names_one, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(untimed_events_in_log_order, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(same_moment_names_the_specific_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(one_speaking_rank_names_no_silent_one, new_fixture, free_fixture),
