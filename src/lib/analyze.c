@@ -361,8 +361,11 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
                 "others, so that is where it began.", named);
         d->first_rank = named;
     }
-    if (d->first_rank < 0)
-        d->first_rank = cp_single_known_rank(inc);
+    if (d->first_rank < 0 && (d->first_rank = cp_single_known_rank(inc)) >= 0) {
+        cp_diag_note(d, "The error carries no rank; rank %d is the only rank the input names, so it is taken as the "
+                        "one that raised it.", d->first_rank);
+        doubt += 10;
+    }
     const char *how = cp_suspect_named_how(inc, d->first_rank);
     if (how)
         cp_diag_note(d, "Flight Recorder: %s.", how);

@@ -102,6 +102,7 @@ typedef struct cp_stall {
 bool cp_suspect_stalled(const cp_incident *inc, cp_stall *out);
 bool cp_save_before_stall(const cp_incident *inc);
 int cp_ranks_extent(const cp_incident *inc);
+/* The one rank any writer or event names; -1 when none or several. */
 int cp_single_known_rank(const cp_incident *inc);
 /* A stack dump of the rank, or the only stack nobody could place. */
 const cp_event *cp_stack_of_rank(const cp_incident *inc, int rank);

@@ -341,17 +341,28 @@ const cp_event *cp_stack_of_rank(const cp_incident *inc, int rank)
     return n_unknown == 1 ? only : NULL;
 }
 
+/* Whether `x` is the one rank seen so far (*r, -1 none); false on a second. */
+static bool only_rank(int x, int *r)
+{
+    if (x < 0)
+        return true;
+    if (*r >= 0 && *r != x)
+        return false;
+    *r = x;
+    return true;
+}
+
 int cp_single_known_rank(const cp_incident *inc)
 {
     int r = -1;
-    for (size_t i = 0; i < inc->n_writers; i++) {
-        int x = inc->writers[i].rank;
-        if (x < 0)
-            continue;
-        if (r >= 0 && r != x)
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (!only_rank(inc->writers[i].rank, &r))
             return -1;
-        r = x;
-    }
+    /* and the ranks lines name as their subject: the launcher's "failed
+     * (exitcode: 1) local_rank: 0" from an unranked writer */
+    for (size_t i = 0; i < inc->n_events; i++)
+        if (!only_rank(event_rank(inc, &inc->events[i]), &r))
+            return -1;
     return r;
 }
 

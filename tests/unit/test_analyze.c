@@ -226,6 +226,26 @@ static void kindless_line_defers_to_the_next_that_names_one(void **state)
     assert_string_equal(f->d.rule_id, "pytorch.watchdog_timeout");
 }
 
+/* The error names no rank; the launcher's report of the one worker that
+ * failed does (a local rank, with one host in sight). */
+static void launcher_names_the_only_failed_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "run.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"ini.py\", line 51, in demo_basic\n"
+                 "    ddp_model = DDP(model, device_ids=[rank])\n"
+                 "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:891, internal "
+                 "error, NCCL version 21.0.3\n"
+                 "ncclInternalError: Internal check failed. This is either a bug in NCCL or due to memory corruption\n"
+                 "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 51428) "
+                 "of binary: /data/envs/th110/bin/python\n");
+    assert_false(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_int_equal(f->d.first_rank, 0);
+    assert_true(note_has(&f->d, "rank 0 is the only rank the input names", NULL));
+}
+
 /* Lines without times are read in log order, not in the order their
  * events were closed. */
 static void untimed_events_in_log_order(void **state)
@@ -1051,6 +1071,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kindless_line_defers_to_the_next_that_names_one, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(untimed_events_in_log_order, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(launcher_names_the_only_failed_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(same_moment_names_the_specific_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(one_speaking_rank_names_no_silent_one, new_fixture, free_fixture),
