@@ -136,6 +136,36 @@ static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
     return p != CP_PHASE_NONE ? p : CP_PHASE_UNKNOWN;
 }
 
+/* A root that names no rank (a CUDA assertion printed by the kernel, an
+ * exception without a prefix) was raised by some rank; the first rank to
+ * report the same kind of error, on a line with a time of its own, within
+ * SKEW_MS of it is taken as that one. NULL when none did, or when two
+ * ranks did in the same millisecond. */
+static const cp_event *first_ranked_of_kind(const cp_incident *inc, const cp_event *root)
+{
+    const cp_rule *r = rule_of(inc, root);
+    if (!r || r->kind == CP_KIND_UNKNOWN)
+        return NULL;
+    const cp_event *best = NULL;
+    bool tie = false;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *er = rule_of(inc, e);
+        if (e == root || e->in_table || !er || er->kind != r->kind || event_rank(inc, e) < 0 ||
+            !timed(&e->origin.time) || e->time_estimated)
+            continue;
+        if (timed(&root->origin.time) && llabs(e->origin.time.ms - root->origin.time.ms) > SKEW_MS)
+            continue;
+        if (!best || e->origin.time.ms < best->origin.time.ms) {
+            best = e;
+            tie = false;
+        } else if (e->origin.time.ms == best->origin.time.ms && event_rank(inc, e) != event_rank(inc, best)) {
+            tie = true;
+        }
+    }
+    return tie ? NULL : best;
+}
+
 /* A root whose own traceback names no phase (cut short, or all library
  * frames) takes the phase another rank's shows: the ranks run the same
  * program, so one that raised the same error, or whose traceback the log
@@ -360,6 +390,14 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
         cp_diag_note(d, "The ranks' own reports name rank %d as the one that deviated; it raised the same error as the "
                 "others, so that is where it began.", named);
         d->first_rank = named;
+    }
+    const cp_event *peer = d->first_rank < 0 ? first_ranked_of_kind(inc, root) : NULL;
+    if (peer) {
+        d->first_rank = event_rank(inc, peer);
+        cp_diag_note(d, "The error line names no rank; rank %d was the first to report the same kind of error "
+                        "(line %llu), so it is taken as the one that raised it.",
+                     d->first_rank, (unsigned long long)peer->line);
+        doubt += 15;
     }
     if (d->first_rank < 0 && (d->first_rank = cp_single_known_rank(inc)) >= 0) {
         cp_diag_note(d, "The error carries no rank; rank %d is the only rank the input names, so it is taken as the "

@@ -246,6 +246,24 @@ static void launcher_names_the_only_failed_rank(void **state)
     assert_true(note_has(&f->d, "rank 0 is the only rank the input names", NULL));
 }
 
+/* A kernel's assertion carries no rank; the first rank whose own line
+ * reports the same kind of error, 5 ms before the next, raised it. */
+static void rankless_root_takes_the_first_rank_of_its_kind(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:402: masked_scatter_size_check: block: [0,0,0], "
+                 "thread: [0,0,0] Assertion `totalElements <= srcSize` failed.\n"
+                 "[rank11]:[E318 09:26:18.141499142 ProcessGroupNCCL.cpp:2068] [PG ID 0 PG GUID 0(default_pg) Rank 11] "
+                 "Process group watchdog thread terminated with exception: CUDA error: device-side assert triggered\n"
+                 "[rank8]:[E318 09:26:18.136731159 ProcessGroupNCCL.cpp:2068] [PG ID 0 PG GUID 0(default_pg) Rank 8] "
+                 "Process group watchdog thread terminated with exception: CUDA error: device-side assert triggered\n");
+    assert_false(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_CUDA_ERROR);
+    assert_int_equal(f->d.first_rank, 8);
+    assert_true(note_has(&f->d, "rank 8 was the first to report the same kind of error", NULL));
+}
+
 /* Lines without times are read in log order, not in the order their
  * events were closed. */
 static void untimed_events_in_log_order(void **state)
@@ -1072,6 +1090,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(kindless_line_defers_to_the_next_that_names_one, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(untimed_events_in_log_order, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_names_the_only_failed_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rankless_root_takes_the_first_rank_of_its_kind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(same_moment_names_the_specific_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(one_speaking_rank_names_no_silent_one, new_fixture, free_fixture),
