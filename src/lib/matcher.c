@@ -431,17 +431,38 @@ static cp_line_hits *line_for(cp_hit_list *h, size_t start, size_t len, size_t n
     return l;
 }
 
+/* Drops the lightest of a full line's rules to make room for `rule`, when
+ * `rule` weighs more; false when it weighs no more than any of them. A
+ * line that hits more rules than it holds is a paste that ran several
+ * messages together: the heaviest say what they are. */
+static bool make_room(const cp_catalog *cat, cp_line_hits *l, uint32_t rule)
+{
+    uint32_t light = 0;
+    for (uint32_t i = 1; i < l->n_rules; i++)
+        if (cat->rules[l->rules[i]].weight < cat->rules[l->rules[light]].weight)
+            light = i;
+    if (cat->rules[rule].weight <= cat->rules[l->rules[light]].weight)
+        return false;
+    memmove(&l->rules[light], &l->rules[light + 1], (l->n_rules - light - 1) * sizeof l->rules[0]);
+    l->n_rules--;
+    return true;
+}
+
 /* Keeps a line's rules sorted in catalog order, so ties between rules of
  * equal weight break the same way wherever the matches end. */
-static void add_rule(cp_line_hits *l, uint32_t rule)
+static void add_rule(const cp_catalog *cat, cp_line_hits *l, uint32_t rule)
 {
     uint32_t at = 0;
     while (at < l->n_rules && l->rules[at] < rule)
         at++;
     if (at < l->n_rules && l->rules[at] == rule)
         return;
-    if (l->n_rules == sizeof l->rules / sizeof l->rules[0])
-        return;
+    if (l->n_rules == sizeof l->rules / sizeof l->rules[0]) {
+        if (!make_room(cat, l, rule))
+            return;
+        for (at = 0; at < l->n_rules && l->rules[at] < rule; at++)
+            ;
+    }
     if (at < l->n_rules)   /* most lines hit one rule: no call for them */
         memmove(&l->rules[at + 1], &l->rules[at], (l->n_rules - at) * sizeof l->rules[0]);
     l->rules[at] = rule;
@@ -516,7 +537,7 @@ static int hit_lines(cp_scanner *m, size_t len, cp_hit_list *hits)
         cp_line_hits *l = line_for(hits, line_start, line_end - line_start, number);
         if (!l)
             return -1;
-        add_rule(l, m->m->hs_rule[m->raw[i].pattern]);
+        add_rule(m->m->cat, l, m->m->hs_rule[m->raw[i].pattern]);
     }
     hits->newlines = newlines_before(map, &counted, len);
     return 0;

@@ -679,6 +679,37 @@ static void test_empty_catalog(void **state)
     cp_catalog_free(&cat);
 }
 
+/* A line holds eight rules; a ninth and tenth that weigh more push out
+ * the lightest, so a paste that ran messages together keeps the ones that
+ * say most (the catalog order of the rest is kept). */
+static void test_full_line_keeps_the_heaviest(void **state)
+{
+    (void)state;
+    char text[2048] = "";
+    size_t n = 0;
+    for (int i = 0; i < 10; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "[rule t.w%d]\nrole = context\nweight = %d\nmatch = word%c\ntest = word%c\n\n", i,
+                              10 * (i + 1), 'a' + i, 'a' + i);
+    write_rules(text);
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    cp_hit_list hits = {0};
+    char err[512] = "";
+    cp_catalog_init(&cat);
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
+    static const char line[] = "worda wordb wordc wordd worde wordf wordg wordh wordi wordj\n";
+    assert_int_equal(cp_matcher_scan(m, line, strlen(line), NULL, &hits), 0);
+    assert_int_equal(hits.n, 1);
+    assert_int_equal(hits.lines[0].n_rules, 8);
+    for (uint32_t i = 0; i < 8; i++)
+        assert_int_equal(hits.lines[0].rules[i], i + 2);   /* t.w2 .. t.w9 */
+    cp_hit_list_free(&hits);
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+}
+
 /* The real catalog compiles, and each rule hits its own test lines. */
 static void test_real_catalog_hits_its_tests(void **state)
 {
@@ -714,6 +745,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_scan_lines, setup, teardown),
+        cmocka_unit_test(test_full_line_keeps_the_heaviest),
         cmocka_unit_test_setup_teardown(test_scan_first_and_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_ending_at_newline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scan_clears_and_grows, setup, teardown),
