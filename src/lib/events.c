@@ -286,7 +286,10 @@ static int best_candidate(cp_incident *inc, const block *b)
         if (!rule_applies(inc, b, &b->cand[i]))
             continue;
         const cp_rule *r = &inc->cat->rules[b->cand[i].rule];
-        if (best < 0 || r->weight > inc->cat->rules[b->cand[best].rule].weight)
+        int heaviest = best < 0 ? -1 : inc->cat->rules[b->cand[best].rule].weight;
+        /* of equal weights the earliest line: the slots are not in line
+         * order once a full block has replaced its lightest */
+        if (best < 0 || r->weight > heaviest || (r->weight == heaviest && b->cand[i].line < b->cand[best].line))
             best = i;
     }
     return best;
