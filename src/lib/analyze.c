@@ -844,6 +844,27 @@ static const cp_event *first_cut_traceback(const cp_incident *inc, const cp_rule
  * the rank raised, and its frames and phase lines say where, though not
  * what. The frames may be the outer ones only, so they do not say whose
  * code raised. */
+/* The `cut` rule whose if_frame a frame of the traceback matches (the
+ * heaviest), or NULL: a traceback cut off inside torch.save is still a
+ * failed save. */
+static const cp_rule *cut_rule_of(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *best = NULL;
+    for (size_t i = 0; inc->matcher && i < inc->cat->n_rules; i++) {
+        const cp_rule *r = &inc->cat->rules[i];
+        if (!r->cut || (best && r->weight <= best->weight))
+            continue;
+        for (size_t k = 0; k < e->n_frames; k++) {
+            const char *t = e->frames[k].text;
+            if (t && cp_matcher_if_frame(inc->matcher, (uint32_t)i, t, strlen(t))) {
+                best = r;
+                break;
+            }
+        }
+    }
+    return best;
+}
+
 static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, const cp_event *e,
                                        const cp_rule *raised)
 {
@@ -855,7 +876,20 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
     conclude(d, inc, "engine.cut_traceback");
     d->kind = raised->kind;
     d->owner = CP_OWNER_UNKNOWN;
-    d->phase = phase_of_event(inc, e);
+    const cp_rule *where = cut_rule_of(inc, e);
+    if (where) {   /* its frames say what was being done */
+        free(d->rule_id);
+        free(d->title);
+        free(d->means);
+        free(d->action);
+        copy_rule_texts(d, where);
+        d->kind = where->kind;
+        if (where->owner != CP_OWNER_AUTO)
+            d->owner = where->owner;
+        cp_diag_note(d, "The traceback is cut off before its error line; its frames are those of: %s.",
+                     where->title ? where->title : where->id);
+    }
+    d->phase = where && where->phase != CP_PHASE_NONE ? where->phase : phase_of_event(inc, e);
     d->signature = cp_strdup(e->text ? e->text : "");
     d->first_time = cp_format_time(inc, &e->origin.time);
     set_host(d, inc, e);

@@ -141,6 +141,10 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
         r->keep = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
         return 0;
     }
+    if (strcmp(key, "cut") == 0) {
+        r->cut = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        return 0;
+    }
     if (strcmp(key, "nocase") == 0) {
         r->nocase = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
         return 0;
@@ -225,6 +229,8 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
             return fail(c, r->file, r->line, "rule '%s' (role %s) needs title, means and action",
                         r->id, cp_role_name(r->role));
     }
+    if (r->cut && (r->role != CP_ROLE_ROOT || r->n_if_frame == 0))
+        return fail(c, r->file, r->line, "rule '%s': cut needs role root and an if_frame", r->id);
     return 0;
 }
 

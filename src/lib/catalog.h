@@ -39,6 +39,8 @@ typedef struct cp_rule {
     cp_drain drain;
     int drain_after;     /* lines of this rule on one host before it drains (1) */
     bool keep;           /* a context line kept as an event for the analysis */
+    bool cut;            /* also names a traceback the input cuts off before its
+                            error line, when its frames match if_frame */
     char *title, *means, *action;
     char *file;          /* where it was defined */
     int line;

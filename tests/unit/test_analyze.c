@@ -264,6 +264,24 @@ static void rankless_root_takes_the_first_rank_of_its_kind(void **state)
     assert_true(note_has(&f->d, "rank 8 was the first to report the same kind of error", NULL));
 }
 
+/* A traceback the input cuts off inside torch.save is a failed save: the
+ * rule marked `cut` whose frame it passes through names it. */
+static void cut_traceback_inside_a_save_is_checkpoint_io(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank0]: Traceback (most recent call last):\n"
+                 "[rank0]:   File \"/home/ml/train.py\", line 88, in <module>\n"
+                 "[rank0]:     torch.save(model.state_dict(), path)\n"
+                 "[rank0]:   File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 423, in save\n"
+                 "[rank0]:     _save(obj, opened_zipfile, pickle_module, pickle_protocol)\n");
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_IO);
+    assert_string_equal(f->d.rule_id, "pytorch.exception_in_torch_save");
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_int_equal(f->d.first_rank, 0);
+    assert_true(note_has(&f->d, "cut off before its error line; its frames are those of: Saving a checkpoint failed", NULL));
+}
+
 /* Lines without times are read in log order, not in the order their
  * events were closed. */
 static void untimed_events_in_log_order(void **state)
@@ -1091,6 +1109,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(untimed_events_in_log_order, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_names_the_only_failed_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rankless_root_takes_the_first_rank_of_its_kind, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(cut_traceback_inside_a_save_is_checkpoint_io, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(same_moment_names_the_specific_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(one_speaking_rank_names_no_silent_one, new_fixture, free_fixture),

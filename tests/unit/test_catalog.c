@@ -310,6 +310,13 @@ static const bad_case bad_cases[] = {
     {"root without action",
      "[rule a.b]\nrole = root\nkind = cuda_oom\nmatch = x\ntest = x\ntitle = t\nmeans = m\n",
      1, "rule 'a.b' (role root) needs title, means and action"},
+    {"cut without if_frame",
+     "[rule a.b]\nrole = root\nkind = checkpoint_io\ncut = yes\nmatch = x\ntest = x\ntitle = t\nmeans = m\naction = a\n",
+     1, "rule 'a.b': cut needs role root and an if_frame"},
+    {"cut on a cascade",
+     "[rule a.b]\nrole = cascade\nkind = nccl_timeout\ncut = yes\nif_frame = y\nmatch = x\ntest = x\ntitle = t\n"
+     "means = m\naction = a\n",
+     1, "rule 'a.b': cut needs role root and an if_frame"},
     {"cascade without title",
      "[rule a.b]\nrole = cascade\nkind = nccl_timeout\nmatch = x\ntest = x\nmeans = m\naction = a\n",
      1, "rule 'a.b' (role cascade) needs title, means and action"},
