@@ -16,9 +16,7 @@ enum {
     HW_WINDOW_MS = 300000      /* a hardware fault this close explains a CUDA error */
 };
 
-/* ---- time ----------------------------------------------------------------- */
-
-/* ---- frames: owner and phase ------------------------------------------- */
+/* ---- frames: owner (the phase: phases.c) ------------------------------- */
 
 static bool library_path(const char *file)
 {
@@ -54,88 +52,6 @@ static cp_owner owner_from_frames(const cp_event *e)
     return seen ? CP_OWNER_FRAMEWORK : CP_OWNER_UNKNOWN;
 }
 
-static cp_phase phase_from_frames(const cp_incident *inc, const cp_event *e)
-{
-    int best_w = -1;
-    cp_phase best = CP_PHASE_NONE;
-    for (size_t i = 0; i < e->n_frames; i++) {
-        uint32_t pr = e->frames[i].phase_rule;
-        if (pr == UINT32_MAX)
-            continue;
-        const cp_rule *r = &inc->cat->rules[pr];
-        /* inner frames win ties: they are closer to what failed */
-        if (r->weight >= best_w) {
-            best_w = r->weight;
-            best = r->phase;
-        }
-    }
-    return best;
-}
-
-/* Whether writer a's last phase line came after b's: by time when both
- * have one of the same kind, else by stream and line. */
-static bool phase_later(const cp_writer *a, const cp_writer *b)
-{
-    if (a->phase_time.kind != CP_TS_NONE && a->phase_time.kind == b->phase_time.kind)
-        return a->phase_time.ms > b->phase_time.ms;
-    return a->phase_stream == b->phase_stream && a->phase_line > b->phase_line;
-}
-
-/* The phase a writer's last phase line left it in, if that phase is
- * still open. */
-static cp_phase open_phase(const cp_writer *w)
-{
-    return w->phase != CP_PHASE_NONE && w->phase_state != CP_STATE_END ? w->phase : CP_PHASE_NONE;
-}
-
-/* The phase the rank's own lines last announced, for an event another
- * writer logged about it (the launcher's "exitcode: -9" names the rank's
- * pid, the kernel names its process): of the rank's writers, the one
- * whose phase line came last. */
-static cp_phase rank_phase(const cp_incident *inc, int rank)
-{
-    const cp_writer *last = NULL;
-    for (size_t i = 0; rank >= 0 && i < inc->n_writers; i++) {
-        const cp_writer *w = &inc->writers[i];
-        if (w->rank == rank && w->phase != CP_PHASE_NONE && (!last || phase_later(w, last)))
-            last = w;
-    }
-    return last ? open_phase(last) : CP_PHASE_NONE;
-}
-
-/* The phase the frames of another stack of the same rank show (an error
- * line printed apart from its traceback: NCCL's WARN and the Python
- * traceback of the same process). */
-static cp_phase phase_from_own_stack(const cp_incident *inc, const cp_event *e)
-{
-    int rank = event_rank(inc, e);
-    for (size_t i = 0; rank >= 0 && i < inc->n_events; i++) {
-        const cp_event *s = &inc->events[i];
-        if (s == e || s->rule != CP_RULE_STACK || s->in_table || event_rank(inc, s) != rank)
-            continue;
-        cp_phase p = phase_from_frames(inc, s);
-        if (p != CP_PHASE_NONE)
-            return p;
-    }
-    return CP_PHASE_NONE;
-}
-
-static cp_phase phase_of_event(const cp_incident *inc, const cp_event *e)
-{
-    const cp_rule *r = rule_of(inc, e);
-    cp_phase p = phase_from_frames(inc, e);
-    if (p != CP_PHASE_NONE)
-        return p;
-    if (r && r->phase != CP_PHASE_NONE)
-        return r->phase;
-    if ((p = phase_from_own_stack(inc, e)) != CP_PHASE_NONE)
-        return p;
-    if (e->writer >= 0 && (p = open_phase(&inc->writers[e->writer])) != CP_PHASE_NONE)
-        return p;
-    p = rank_phase(inc, event_rank(inc, e));
-    return p != CP_PHASE_NONE ? p : CP_PHASE_UNKNOWN;
-}
-
 /* A root that names no rank (a CUDA assertion printed by the kernel, an
  * exception without a prefix) was raised by some rank; the first rank to
  * report the same kind of error, on a line with a time of its own, within
@@ -164,41 +80,6 @@ static const cp_event *first_ranked_of_kind(const cp_incident *inc, const cp_eve
         }
     }
     return tie ? NULL : best;
-}
-
-/* A root whose own traceback names no phase (cut short, or all library
- * frames) takes the phase another rank's shows: the ranks run the same
- * program, so one that raised the same error, or whose traceback the log
- * cuts off before its exception line, was at the same place. The first
- * such rank with a phase is named in a note. */
-static void phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
-{
-    const cp_rule *r = rule_of(inc, root);
-    int rank = event_rank(inc, root);
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        int peer = event_rank(inc, e);
-        bool same = r && rule_of(inc, e) == r;
-        /* the same process printing the same error again, with its traceback */
-        bool again = same && root->writer >= 0 && e->writer == root->writer;
-        if (e == root || e->in_table || (!again && (peer < 0 || peer == rank)))
-            continue;
-        bool cut = e->rule == CP_RULE_STACK && e->ends_input;
-        cp_phase p = same || cut ? phase_from_frames(inc, e) : CP_PHASE_NONE;
-        if (p == CP_PHASE_NONE)
-            continue;
-        d->phase = p;
-        if (again)
-            cp_diag_note(d, "The phase (%s) is read from the traceback printed with the same error at line %llu.",
-                         cp_phase_name(p), (unsigned long long)e->line);
-        else if (same)
-            cp_diag_note(d, "The phase (%s) is read from rank %d's traceback: it raised the same error.",
-                         cp_phase_name(p), peer);
-        else
-            cp_diag_note(d, "The phase (%s) is read from rank %d's traceback, which the log cuts off before its error.",
-                         cp_phase_name(p), peer);
-        break;
-    }
 }
 
 /* Rule phase hints that name a specific operation beat frame hints only
@@ -361,11 +242,12 @@ static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
     snprintf(d->host, sizeof d->host, "%s", h);
 }
 
-static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
+/* The rank that raised the root, into d->first_rank, with a note on how
+ * it was inferred when the line itself does not say; returns the
+ * confidence points the inference costs. */
+static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
-    const cp_rule *r = rule_of(inc, root);
-    int doubt = 0;   /* confidence points the rank's inference costs */
-    d->failed = true;
+    int doubt = 0;
     d->first_rank = event_rank(inc, root);
     if (root->rank_via == CP_VIA_TABLE_COPY)
         cp_diag_note(d, "The traceback carries no rank; the same error in torchrun's failure table is rank %d's.",
@@ -404,15 +286,23 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
                         "one that raised it.", d->first_rank);
         doubt += 10;
     }
+    return doubt;
+}
+
+static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
+{
+    const cp_rule *r = rule_of(inc, root);
+    d->failed = true;
+    int doubt = rank_of_root(d, inc, root);   /* confidence points the rank's inference costs */
     const char *how = cp_suspect_named_how(inc, d->first_rank);
     if (how)
         cp_diag_note(d, "Flight Recorder: %s.", how);
     set_host(d, inc, root);
     d->kind = r->kind;
     d->owner = owner_of_event(inc, root);
-    d->phase = phase_of_event(inc, root);
+    d->phase = cp_phase_of_event(inc, root);
     if (d->phase == CP_PHASE_UNKNOWN)
-        phase_from_peers(d, inc, root);
+        cp_phase_from_peers(d, inc, root);
     d->hang = r->kind == CP_KIND_CHECKPOINT_HANG || r->kind == CP_KIND_PIPELINE_HANG;
     d->signature = cp_strdup(root->text ? root->text : "");
     d->first_time = cp_format_time(inc, &root->origin.time);
@@ -776,7 +666,7 @@ static void verdict_from_stall(cp_diagnosis *d, const cp_incident *inc, const cp
                         "rank's: it stopped first and the others waited for it.",
                      st->rank, (long long)(st->gap_ms / 60000));
     const cp_writer *w = st->phase_writer >= 0 ? &inc->writers[st->phase_writer] : NULL;
-    bool saving = w && open_phase(w) == CP_PHASE_CHECKPOINT_SAVE;
+    bool saving = w && cp_phase_open(w) == CP_PHASE_CHECKPOINT_SAVE;
     conclude(d, inc, saving ? "engine.checkpoint_stall" : "engine.progress_stall");
     if (d->kind == CP_KIND_NONE)
         d->kind = saving ? CP_KIND_CHECKPOINT_HANG : CP_KIND_NCCL_TIMEOUT;
@@ -793,7 +683,7 @@ static void verdict_from_stall(cp_diagnosis *d, const cp_incident *inc, const cp
             snprintf(d->host, sizeof d->host, "%s", inc->writers[i].id.host);
     const cp_event *stack = cp_stack_of_rank(inc, st->rank);
     if (stack) {
-        cp_phase p = phase_from_frames(inc, stack);
+        cp_phase p = cp_phase_from_frames(inc, stack);
         if (p != CP_PHASE_NONE)
             d->phase = p;
         d->owner = owner_from_frames(stack);
@@ -889,7 +779,7 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
         cp_diag_note(d, "The traceback is cut off before its error line; its frames are those of: %s.",
                      where->title ? where->title : where->id);
     }
-    d->phase = where && where->phase != CP_PHASE_NONE ? where->phase : phase_of_event(inc, e);
+    d->phase = where && where->phase != CP_PHASE_NONE ? where->phase : cp_phase_of_event(inc, e);
     d->signature = cp_strdup(e->text ? e->text : "");
     d->first_time = cp_format_time(inc, &e->origin.time);
     set_host(d, inc, e);
@@ -938,7 +828,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         d->first_rank = event_rank(inc, first);
         if (d->first_rank < 0)
             d->first_rank = cp_single_known_rank(inc);
-        d->phase = phase_of_event(inc, first);
+        d->phase = cp_phase_of_event(inc, first);
         set_host(d, inc, first);
         return;
     }
@@ -960,7 +850,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         d->kind = CP_KIND_NCCL_TIMEOUT;
     const cp_event *stack = cp_stack_of_rank(inc, d->first_rank);
     if (stack) {
-        cp_phase p = phase_from_frames(inc, stack);
+        cp_phase p = cp_phase_from_frames(inc, stack);
         if (p != CP_PHASE_NONE && d->phase == CP_PHASE_UNKNOWN)
             d->phase = p;
         d->owner = owner_from_frames(stack);
@@ -999,7 +889,7 @@ static void add_corroboration(cp_diagnosis *d, const cp_incident *inc, const cp_
         /* an Xid or a kill says nothing of the phase; the rank's own
          * traceback does */
         if (d->phase == CP_PHASE_UNKNOWN)
-            d->phase = phase_of_event(inc, own);
+            d->phase = cp_phase_of_event(inc, own);
     }
     const cp_event *other = first_of(inc, consequence_elsewhere, d->first_rank);
     if (other)

@@ -102,6 +102,22 @@ typedef struct cp_stall {
 bool cp_suspect_stalled(const cp_incident *inc, cp_stall *out);
 bool cp_save_before_stall(const cp_incident *inc);
 int cp_ranks_extent(const cp_incident *inc);
+/* ---- phases (phases.c) ---- */
+
+/* The phase the event's own frames name (the heaviest phase hint; inner
+ * frames win ties); CP_PHASE_NONE when none does. */
+cp_phase cp_phase_from_frames(const cp_incident *inc, const cp_event *e);
+/* The phase a writer's last phase line left it in, if still open. */
+cp_phase cp_phase_open(const cp_writer *w);
+/* The phase of an event: its frames, its rule, the same rank's other
+ * stacks, its writer's open phase, its rank's last phase line;
+ * CP_PHASE_UNKNOWN when nothing says. */
+cp_phase cp_phase_of_event(const cp_incident *inc, const cp_event *e);
+/* Sets d->phase (and a note saying from where) from another rank's
+ * traceback of the same error, or one the log cuts off, or the same
+ * process's repeat of the error; leaves d alone when none names one. */
+void cp_phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_event *root);
+
 /* The one rank any writer or event names; -1 when none or several. */
 int cp_single_known_rank(const cp_incident *inc);
 /* A stack dump of the rank, or the only stack nobody could place. */
