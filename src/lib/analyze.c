@@ -591,14 +591,10 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
     return -1;
 }
 
-/* Texts of a conclusion the engine reached (rules/90-conclusions.rules);
- * kept as they are when the catalog lacks the rule. */
-static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
+/* The diagnosis takes rule r's id, texts and kind, and its owner and
+ * phase where r fixes them. */
+static void name_by_rule(cp_diagnosis *d, const cp_rule *r)
 {
-    int at = cp_catalog_find(inc->cat, id);
-    if (at < 0)
-        return;
-    const cp_rule *r = &inc->cat->rules[at];
     free(d->rule_id);
     free(d->title);
     free(d->means);
@@ -609,6 +605,15 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
         d->owner = r->owner;
     if (r->phase != CP_PHASE_NONE)
         d->phase = r->phase;
+}
+
+/* Texts of a conclusion the engine reached (rules/90-conclusions.rules);
+ * kept as they are when the catalog lacks the rule. */
+static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
+{
+    int at = cp_catalog_find(inc->cat, id);
+    if (at >= 0)
+        name_by_rule(d, &inc->cat->rules[at]);
 }
 
 /* Ranks stopped at one collective sequence number in different types of
@@ -766,20 +771,13 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
     conclude(d, inc, "engine.cut_traceback");
     d->kind = raised->kind;
     d->owner = CP_OWNER_UNKNOWN;
+    d->phase = cp_phase_of_event(inc, e);
     const cp_rule *where = cut_rule_of(inc, e);
     if (where) {   /* its frames say what was being done */
-        free(d->rule_id);
-        free(d->title);
-        free(d->means);
-        free(d->action);
-        copy_rule_texts(d, where);
-        d->kind = where->kind;
-        if (where->owner != CP_OWNER_AUTO)
-            d->owner = where->owner;
+        name_by_rule(d, where);
         cp_diag_note(d, "The traceback is cut off before its error line; its frames are those of: %s.",
                      where->title ? where->title : where->id);
     }
-    d->phase = where && where->phase != CP_PHASE_NONE ? where->phase : cp_phase_of_event(inc, e);
     d->signature = cp_strdup(e->text ? e->text : "");
     d->first_time = cp_format_time(inc, &e->origin.time);
     set_host(d, inc, e);
