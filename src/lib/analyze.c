@@ -242,6 +242,20 @@ static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
     snprintf(d->host, sizeof d->host, "%s", h);
 }
 
+/* The one rank the input names at all (a writer's, or a line's subject:
+ * torchrun's "failed ... local_rank: 0"), into d->first_rank with a note;
+ * false when none or several are named. */
+static bool only_named_rank(cp_diagnosis *d, const cp_incident *inc)
+{
+    int r = cp_single_known_rank(inc);
+    if (r < 0)
+        return false;
+    d->first_rank = r;
+    cp_diag_note(d, "The error carries no rank; rank %d is the only rank the input names, so it is taken as the "
+                    "one that raised it.", r);
+    return true;
+}
+
 /* The rank that raised the root, into d->first_rank, with a note on how
  * it was inferred when the line itself does not say; returns the
  * confidence points the inference costs. */
@@ -281,11 +295,8 @@ static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event 
                      d->first_rank, (unsigned long long)peer->line);
         doubt += 15;
     }
-    if (d->first_rank < 0 && (d->first_rank = cp_single_known_rank(inc)) >= 0) {
-        cp_diag_note(d, "The error carries no rank; rank %d is the only rank the input names, so it is taken as the "
-                        "one that raised it.", d->first_rank);
+    if (d->first_rank < 0 && only_named_rank(d, inc))
         doubt += 10;
-    }
     return doubt;
 }
 
@@ -824,8 +835,8 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
             return;
         }
         d->first_rank = event_rank(inc, first);
-        if (d->first_rank < 0)
-            d->first_rank = cp_single_known_rank(inc);
+        if (d->first_rank < 0 && only_named_rank(d, inc))
+            d->confidence -= 10;
         d->phase = cp_phase_of_event(inc, first);
         set_host(d, inc, first);
         return;
