@@ -276,7 +276,7 @@ static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event 
                      d->first_rank);
         doubt += 10;
     }
-    if (d->first_rank < 0 && (d->first_rank = cp_suspect_least_progress(inc)) >= 0) {
+    if (d->first_rank < 0 && (d->first_rank = cp_suspect_least_progress(inc, false)) >= 0) {
         cp_diag_note(d, "The error carries no rank; rank %d is the only rank whose training progress stopped earlier "
                 "than the others', so it is taken as the one that raised it.", d->first_rank);
         doubt += 20;
@@ -459,6 +459,7 @@ typedef struct hang_facts {
     int culprit;       /* from a desync report */
     int lagging;       /* from watchdog sequence numbers */
     cp_collectives ops;      /* ranks in different kinds of collective */
+    int behind;              /* the one rank whose last step is behind, every rank having logged one */
     int saving;        /* a rank that began a save and never ended it */
     int silent;        /* the one rank that printed no error */
     bool save_near;    /* a checkpoint save just before the stall */
@@ -544,6 +545,7 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     h->culprit = cp_suspect_named(inc);
     h->lagging = cp_suspect_lagging(inc, low, high);
     cp_suspect_collectives(inc, &h->ops);
+    h->behind = cp_suspect_least_progress(inc, true);
     h->saving = cp_suspect_saving(inc, save_unattr);
     h->silent = cp_suspect_silent(inc, true);
     h->save_near = cp_save_before_stall(inc);
@@ -586,6 +588,12 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
         cp_diag_note(d, "Rank %d began a checkpoint save and never logged its end.", h->saving);
         d->confidence = 75;
         return h->saving;
+    }
+    if (h->behind >= 0) {
+        cp_diag_note(d, "Rank %d's last logged step is behind every other rank's: it stopped first, and the others "
+                        "timed out waiting for it.", h->behind);
+        d->confidence = 65;
+        return h->behind;
     }
     if (h->silent >= 0) {
         cp_diag_note(d, "Rank %d printed no error while every other rank failed waiting: it is the one they waited for.",

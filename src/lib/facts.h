@@ -88,7 +88,11 @@ typedef struct cp_collectives {
 bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out);
 int cp_suspect_saving(const cp_incident *inc, bool *unattributed);
 int cp_suspect_silent(const cp_incident *inc, bool count_table);
-int cp_suspect_least_progress(const cp_incident *inc);
+/* The one rank whose last logged step is behind every other rank's, or
+ * which logged none while the others did (only when every_rank_stepped is
+ * false: where only some ranks log progress, a rank that logs none is not
+ * behind); -1 when that is not one rank. */
+int cp_suspect_least_progress(const cp_incident *inc, bool every_rank_stepped);
 /* A rank clearly behind the others in a run that ended without a timeout:
  * its last step is below the step all (at least two) other ranks agree
  * on, or its last line is CP_STALL_MS older than every other rank's. */

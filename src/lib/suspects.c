@@ -527,7 +527,7 @@ void cp_ranks_from_table_copies(cp_incident *inc)
 
 /* The one rank whose last logged step is behind every other rank's (or
  * which logged none while the others did); -1 when that is not unique. */
-int cp_suspect_least_progress(const cp_incident *inc)
+int cp_suspect_least_progress(const cp_incident *inc, bool every_rank_stepped)
 {
     int n = inc->world_size;
     for (size_t i = 0; i < inc->n_writers; i++)
@@ -562,6 +562,8 @@ int cp_suspect_least_progress(const cp_incident *inc)
         }
     }
     free(step);
+    if (every_rank_stepped && low_step < 0)
+        return -1;
     return any && count == 1 && low_step < high_step ? low : -1;
 }
 

@@ -282,6 +282,48 @@ static void cut_traceback_inside_a_save_is_checkpoint_io(void **state)
     assert_true(note_has(&f->d, "cut off before its error line; its frames are those of: Saving a checkpoint failed", NULL));
 }
 
+/* Every rank logs its steps; all time out, and the one whose last step
+ * is behind the others' is the one they waited for. */
+static void hang_names_the_rank_behind_in_steps(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[default0]:2026-11-29 17:55:52,148 INFO rank 0 step 5 loss 1.41\n"
+                 "[default1]:2026-11-29 17:55:52,149 INFO rank 1 step 5 loss 1.41\n"
+                 "[default2]:2026-11-29 17:55:52,150 INFO rank 2 step 5 loss 1.41\n"
+                 "[default1]:2026-11-29 17:55:53,160 INFO rank 1 step 6 loss 0.19\n"
+                 "[default2]:2026-11-29 17:55:53,162 INFO rank 2 step 6 loss 0.19\n"
+                 "[default0]:2026-11-29 18:05:53,160 [E ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600011 milliseconds "
+                 "before timing out.\n"
+                 "[default1]:2026-11-29 18:05:53,161 [E ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600012 milliseconds "
+                 "before timing out.\n"
+                 "[default2]:2026-11-29 18:05:53,162 [E ProcessGroupNCCL.cpp:632] [Rank 2] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600013 milliseconds "
+                 "before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.first_rank, 0);
+    assert_true(note_has(&f->d, "Rank 0's last logged step is behind every other rank's", NULL));
+}
+
+/* Only rank 0 logs its steps: the ranks that log none are not behind. */
+static void ranks_that_log_no_steps_are_not_behind(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[default0]:2026-11-29 17:55:52,148 INFO rank 0 step 5 loss 1.41\n"
+                 "[default0]:2026-11-29 17:55:53,160 INFO rank 0 step 6 loss 0.19\n"
+                 "[default0]:2026-11-29 18:05:53,160 [E ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600011 milliseconds "
+                 "before timing out.\n"
+                 "[default1]:2026-11-29 18:05:53,161 [E ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600012 milliseconds "
+                 "before timing out.\n");
+    assert_true(f->d.hang);
+    assert_false(note_has(&f->d, "last logged step is behind", NULL));
+}
+
 /* Lines without times are read in log order, not in the order their
  * events were closed. */
 static void untimed_events_in_log_order(void **state)
@@ -1110,6 +1152,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(launcher_names_the_only_failed_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rankless_root_takes_the_first_rank_of_its_kind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cut_traceback_inside_a_save_is_checkpoint_io, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(hang_names_the_rank_behind_in_steps, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(ranks_that_log_no_steps_are_not_behind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pipeline_send_among_recvs_is_no_mismatch, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(same_moment_names_the_specific_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(one_speaking_rank_names_no_silent_one, new_fixture, free_fixture),
