@@ -753,11 +753,6 @@ static const cp_event *first_cut_traceback(const cp_incident *inc, const cp_rule
     return first;
 }
 
-/* No error line at all, but a rank's traceback that the input ends in
- * (cut off before its exception line, or ending in one no rule names):
- * the rank raised, and its frames and phase lines say where, though not
- * what. The frames may be the outer ones only, so they do not say whose
- * code raised. */
 /* The `cut` rule whose if_frame a frame of the traceback matches (the
  * heaviest), or NULL: a traceback cut off inside torch.save is still a
  * failed save. */
@@ -766,19 +761,18 @@ static const cp_rule *cut_rule_of(const cp_incident *inc, const cp_event *e)
     const cp_rule *best = NULL;
     for (size_t i = 0; inc->matcher && i < inc->cat->n_rules; i++) {
         const cp_rule *r = &inc->cat->rules[i];
-        if (!r->cut || (best && r->weight <= best->weight))
-            continue;
-        for (size_t k = 0; k < e->n_frames; k++) {
-            const char *t = e->frames[k].text;
-            if (t && cp_matcher_if_frame(inc->matcher, (uint32_t)i, t, strlen(t))) {
-                best = r;
-                break;
-            }
-        }
+        if (r->cut && (!best || r->weight > best->weight) &&
+            cp_frames_match(inc->matcher, (uint32_t)i, e->frames, e->n_frames))
+            best = r;
     }
     return best;
 }
 
+/* No error line at all, but a rank's traceback that the input ends in
+ * (cut off before its exception line, or ending in one no rule names):
+ * the rank raised, and its frames and phase lines say where, though not
+ * what, unless a `cut` rule's frames do. The frames may be the outer
+ * ones only, so they do not say whose code raised. */
 static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, const cp_event *e,
                                        const cp_rule *raised)
 {

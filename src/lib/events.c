@@ -231,19 +231,22 @@ static void add_evidence(cp_event *e, int stream, uint64_t line, const char *tex
     e->n_ev++;
 }
 
+bool cp_frames_match(cp_matcher *m, uint32_t rule, const cp_stackframe *frames, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *t = frames[i].text;
+        if (t && cp_matcher_if_frame(m, rule, t, strlen(t)))
+            return true;
+    }
+    return false;
+}
+
 /* A frame the rule's if_frame must see; the key line counts too, so a
  * condition can also name text on the error line itself. */
 static bool rule_applies(cp_incident *inc, const block *b, const candidate *c)
 {
-    cp_matcher *m = inc->matcher;
-    if (!cp_matcher_has_if_frame(m, c->rule))
-        return true;
-    for (size_t i = 0; i < b->n_frames; i++) {
-        const char *t = b->frames[i].text;
-        if (t && cp_matcher_if_frame(m, c->rule, t, strlen(t)))
-            return true;
-    }
-    return false;
+    return !cp_matcher_has_if_frame(inc->matcher, c->rule) ||
+           cp_frames_match(inc->matcher, c->rule, b->frames, b->n_frames);
 }
 
 /* Where it happened: a stack dump lists the innermost frame first (its

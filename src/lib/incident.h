@@ -168,6 +168,9 @@ int cp_incident_feed(cp_incident *inc, const char *data, size_t len, uint64_t fi
 int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, const cp_hit_list *hits,
                               const cp_prepared *prep);
 void cp_incident_end_stream(cp_incident *inc);
+/* Whether one of the frames (as printed) matches one of the rule's
+ * if_frame expressions. */
+bool cp_frames_match(cp_matcher *m, uint32_t rule, const cp_stackframe *frames, size_t n);
 void cp_incident_warn(cp_incident *inc, const char *path, const char *message);
 
 /* ranks.c: writers and identity. The writer of a line with origin `o`
