@@ -803,11 +803,27 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
                         "exception line, or raising an exception culprit does not know.");
 }
 
+/* Ranks stuck in a start-up barrier wait for the rank still setting up.
+ * When no evidence named it and every rank that timed out is above 0,
+ * that is rank 0, which does the set-up work first under
+ * main_process_first and the like. */
+static void startup_rank(cp_diagnosis *d, int lowest_timed_out)
+{
+    if (d->first_rank >= 0 || lowest_timed_out <= 0)
+        return;
+    d->first_rank = 0;
+    d->confidence = 45;
+    cp_diag_note(d, "Rank 0 did not time out in the start-up barrier while rank %d and others did: rank 0 was most "
+                    "likely still setting up (preparing the dataset first, as main_process_first does).",
+                 lowest_timed_out);
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
     hang_facts h;
     int64_t low, high;
+    int lowest;
     bool save_unattr;
     gather_hang_facts(inc, &h, &low, &high, &save_unattr);
     d->failed = true;
@@ -854,6 +870,9 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     } else if ((h.saving >= 0 || h.save_near) && timeout_kind) {
         conclude(d, inc, "engine.checkpoint_stall");
         cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
+    } else if (timeout_kind && cp_stall_at_startup(inc, &lowest)) {
+        conclude(d, inc, "engine.startup_barrier");
+        startup_rank(d, lowest);
     } else if (d->first_rank >= 0 && timeout_kind) {
         conclude(d, inc, "engine.stalled_rank");
     }

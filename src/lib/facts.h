@@ -19,6 +19,7 @@
 
 enum {
     CP_SAVE_NEAR_LINES = 50,   /* a save line this close above a stall implicates the save */
+    CP_STARTUP_SEQ = 3,        /* a barrier this early in a process group is start-up */
     CP_MAX_RANK_ROWS = 1 << 20 /* ranks a diagnosis lists */
 };
 
@@ -105,6 +106,12 @@ typedef struct cp_stall {
 } cp_stall;
 bool cp_suspect_stalled(const cp_incident *inc, cp_stall *out);
 bool cp_save_before_stall(const cp_incident *inc);
+/* Whether the ranks timed out in a barrier among the first collectives of
+ * their process group (a one-element all-reduce at a sequence number up
+ * to CP_STARTUP_SEQ), before training began: every collective timeout
+ * that gives its sequence number must be one. *lowest_rank: the lowest
+ * rank that timed out there (-1 when none is known). */
+bool cp_stall_at_startup(const cp_incident *inc, int *lowest_rank);
 int cp_ranks_extent(const cp_incident *inc);
 /* ---- phases (phases.c) ---- */
 

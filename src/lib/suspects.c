@@ -187,6 +187,37 @@ bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out)
     return out->odd || out->split_a;
 }
 
+/* A collective timeout that says which collective it was (not a copy in
+ * the launcher's failure table). */
+static bool collective_timeout(const cp_incident *inc, const cp_event *e)
+{
+    return !e->in_table && e->rule != CP_RULE_STACK && inc->cat->rules[e->rule].kind == CP_KIND_NCCL_TIMEOUT &&
+           inc->cat->rules[e->rule].role == CP_ROLE_CASCADE && cp_capset_get(&e->caps, "optype");
+}
+
+bool cp_stall_at_startup(const cp_incident *inc, int *lowest_rank)
+{
+    int barriers = 0;
+    *lowest_rank = -1;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (!collective_timeout(inc, e))
+            continue;
+        int64_t seq = cap_i64(&e->caps, "seq", -1), numel = cap_i64(&e->caps, "numel", -1);
+        if (seq < 0)
+            continue;   /* PyTorch before 1.10 names no sequence number */
+        if (seq > CP_STARTUP_SEQ || strcmp(cp_capset_get(&e->caps, "optype"), "ALLREDUCE") != 0 || numel > 1)
+            return false;
+        if (numel != 1)
+            continue;
+        barriers++;
+        int r = event_rank(inc, e);
+        if (r >= 0 && (*lowest_rank < 0 || r < *lowest_rank))
+            *lowest_rank = r;
+    }
+    return barriers > 0;
+}
+
 static bool phase_later(const cp_writer *a, const cp_writer *b)
 {
     if (timed(&a->phase_time) && timed(&b->phase_time) && a->phase_time.ms != b->phase_time.ms)

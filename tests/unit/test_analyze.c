@@ -205,6 +205,66 @@ static void even_split_of_collectives_names_no_rank(void **state)
     assert_true(note_has(&f->d, "Rank 0 timed out in ALLREDUCE and rank 2 in BROADCAST", NULL));
 }
 
+/* A barrier among the first collectives of the default group times out
+ * on ranks 2 and 3 while rank 0 is still grouping its dataset (the
+ * progress bar and rank 2's timeout share a line, as tqdm's carriage
+ * return leaves them; a field log): set-up, and rank 0 the one waited
+ * for. */
+static const char startup_barrier_text[] =
+    "[default0]:Grouping texts in chunks of 2049:   8%|8         | 726000/9672101 [02:32<30:38, 4866.01 examples/s]"
+    "[default2]:[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600888 milliseconds "
+    "before timing out.\n"
+    "[default3]:[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600892 milliseconds "
+    "before timing out.\n";
+
+static void early_barrier_timeout_is_startup(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", startup_barrier_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->kind, CP_KIND_NCCL_TIMEOUT);
+    assert_string_equal(d->rule_id, "engine.startup_barrier");
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+    assert_int_equal(d->owner, CP_OWNER_CONFIG);
+    assert_int_equal(d->first_rank, 0);
+    assert_true(note_has(d, "Rank 0 did not time out", "rank 2"));
+}
+
+/* The same one-element all-reduce deep into training (a barrier before a
+ * save, a loss average) says nothing of set-up. */
+static void late_barrier_timeout_is_not_startup(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[default2]:[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=9387, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600888 "
+                 "milliseconds before timing out.\n"
+                 "[default3]:[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=9387, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600892 "
+                 "milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_string_not_equal(f->d.rule_id, "engine.startup_barrier");
+    assert_int_not_equal(f->d.phase, CP_PHASE_INIT);
+    assert_int_equal(f->d.first_rank, -1);
+}
+
+/* A group's first collective need not be set-up: a weight-sync group
+ * created for it broadcasts at sequence number 1 mid-run (a field log). */
+static void first_broadcast_of_a_group_is_not_startup(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank12]:[E ProcessGroupNCCL.cpp:632] [Rank 12] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=778567680, NumelOut=778567680, Timeout(ms)=600000) "
+                 "ran for 600080 milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_string_not_equal(f->d.rule_id, "engine.startup_barrier");
+    assert_int_not_equal(f->d.phase, CP_PHASE_INIT);
+}
+
 /* Since PyTorch 2.6 a rank prints "Some NCCL operations have failed or
  * timed out" a millisecond before the watchdog's exception says which:
  * the kind is the exception's. */
@@ -1147,6 +1207,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(early_barrier_timeout_is_startup, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(late_barrier_timeout_is_not_startup, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(first_broadcast_of_a_group_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kindless_line_defers_to_the_next_that_names_one, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(untimed_events_in_log_order, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_names_the_only_failed_rank, new_fixture, free_fixture),
