@@ -818,6 +818,19 @@ static void startup_rank(cp_diagnosis *d, int lowest_timed_out)
                  lowest_timed_out);
 }
 
+/* A stall's phase from the phase line it came after: the stalled rank's,
+ * or the line right above the first timeout. */
+static void phase_of_stall(cp_diagnosis *d, const cp_incident *inc)
+{
+    const cp_writer *w = NULL;
+    cp_phase p = cp_phase_before_stall(inc, d->first_rank, &w);
+    if (p == CP_PHASE_NONE)
+        return;
+    d->phase = p;
+    if (w && w->phase_text)
+        cp_diag_note(d, "The stall came after this phase line (%s): %s", cp_phase_name(p), w->phase_text);
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -887,6 +900,8 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         add_evidence(d, inc, stack);
         cp_diag_note(d, "A stack dump shows where the stuck rank was.");
     }
+    if (d->phase == CP_PHASE_UNKNOWN)
+        phase_of_stall(d, inc);
     if (d->first_rank >= 0) {
         for (size_t i = 0; i < inc->n_writers; i++) {
             const cp_writer *w = &inc->writers[i];

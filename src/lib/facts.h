@@ -106,6 +106,9 @@ typedef struct cp_stall {
 } cp_stall;
 bool cp_suspect_stalled(const cp_incident *inc, cp_stall *out);
 bool cp_save_before_stall(const cp_incident *inc);
+/* The line of the first cascade in the stream: where a stall surfaced in
+ * it; UINT64_MAX when none. */
+uint64_t cp_first_cascade_line(const cp_incident *inc, int stream);
 /* Whether the ranks timed out in a barrier among the first collectives of
  * their process group (a one-element all-reduce at a sequence number up
  * to CP_STARTUP_SEQ), before training began: every collective timeout
@@ -128,6 +131,13 @@ cp_phase cp_phase_of_event(const cp_incident *inc, const cp_event *e);
  * traceback of the same error, or one the log cuts off, or the same
  * process's repeat of the error; leaves d alone when none names one. */
 void cp_phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_event *root);
+/* The phase a stall happened in, from phase lines: the open phase of the
+ * stalled rank's last phase line (rank >= 0), else of the phase line
+ * closest above where the stall surfaced in its stream (the first
+ * timeout), at most CP_SAVE_NEAR_LINES above it or on its very line (a
+ * progress bar the timeout was printed onto). *from: the writer of that
+ * line. CP_PHASE_NONE when none says. */
+cp_phase cp_phase_before_stall(const cp_incident *inc, int rank, const cp_writer **from);
 
 /* The one rank any writer or event names; -1 when none or several. */
 int cp_single_known_rank(const cp_incident *inc);

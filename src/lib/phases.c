@@ -45,7 +45,7 @@ cp_phase cp_phase_open(const cp_writer *w)
  * writer logged about it (the launcher's "exitcode: -9" names the rank's
  * pid, the kernel names its process): of the rank's writers, the one
  * whose phase line came last. */
-static cp_phase rank_phase(const cp_incident *inc, int rank)
+static const cp_writer *rank_phase_writer(const cp_incident *inc, int rank)
 {
     const cp_writer *last = NULL;
     for (size_t i = 0; rank >= 0 && i < inc->n_writers; i++) {
@@ -53,7 +53,38 @@ static cp_phase rank_phase(const cp_incident *inc, int rank)
         if (w->rank == rank && w->phase != CP_PHASE_NONE && (!last || phase_later(w, last)))
             last = w;
     }
+    return last;
+}
+
+static cp_phase rank_phase(const cp_incident *inc, int rank)
+{
+    const cp_writer *last = rank_phase_writer(inc, rank);
     return last ? cp_phase_open(last) : CP_PHASE_NONE;
+}
+
+cp_phase cp_phase_before_stall(const cp_incident *inc, int rank, const cp_writer **from)
+{
+    const cp_writer *best = rank_phase_writer(inc, rank);
+    uint64_t best_gap = 0;
+    if (best && cp_phase_open(best) != CP_PHASE_NONE) {
+        *from = best;
+        return best->phase;
+    }
+    best = NULL;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (cp_phase_open(w) == CP_PHASE_NONE)
+            continue;
+        uint64_t c = cp_first_cascade_line(inc, w->phase_stream);
+        if (c == UINT64_MAX || w->phase_line > c || c - w->phase_line > CP_SAVE_NEAR_LINES)
+            continue;
+        if (!best || c - w->phase_line < best_gap) {
+            best = w;
+            best_gap = c - w->phase_line;
+        }
+    }
+    *from = best;
+    return best ? best->phase : CP_PHASE_NONE;
 }
 
 /* The phase the frames of another stack of the same rank show (an error

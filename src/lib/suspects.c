@@ -273,8 +273,7 @@ int cp_suspect_saving(const cp_incident *inc, bool *unattributed)
     return n_begin == 1 && found >= 0 ? found : -1;
 }
 
-/* The first cascade of each stream: where the stall surfaced in it. */
-static uint64_t first_cascade_line(const cp_incident *inc, int stream)
+uint64_t cp_first_cascade_line(const cp_incident *inc, int stream)
 {
     uint64_t first = UINT64_MAX;
     for (size_t i = 0; i < inc->n_events; i++) {
@@ -300,7 +299,7 @@ bool cp_save_before_stall(const cp_incident *inc)
             continue;
         if (w->phase_state == CP_STATE_END && timed(&w->phase_time))
             continue;
-        uint64_t c = first_cascade_line(inc, w->phase_stream);
+        uint64_t c = cp_first_cascade_line(inc, w->phase_stream);
         near = c != UINT64_MAX && w->phase_line < c && c - w->phase_line <= CP_SAVE_NEAR_LINES;
     }
     free(latest);

@@ -265,6 +265,38 @@ static void first_broadcast_of_a_group_is_not_startup(void **state)
     assert_int_not_equal(f->d.phase, CP_PHASE_INIT);
 }
 
+/* Ranks that time out right after the HF Trainer's evaluation banner
+ * stalled in evaluation (generation on one rank running longer, say):
+ * the phase line above the first timeout says where. */
+static void stall_takes_the_phase_line_above_it(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[INFO|trainer.py:3831] 2025-01-01 10:00:00,000 >> ***** Running Evaluation *****\n"
+                 "[INFO|trainer.py:3833] 2025-01-01 10:00:00,000 >>   Num examples = 2000\n"
+                 "[rank1]:[E101 10:30:00.118859045 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(SeqNum=4482, OpType=ALLGATHER, NumelIn=8, NumelOut=32, "
+                 "Timeout(ms)=1800000) ran for 1800020 milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.phase, CP_PHASE_EVAL);
+    assert_true(note_has(&f->d, "The stall came after this phase line (eval)", "Running Evaluation"));
+}
+
+/* The same phase line long before the stall says nothing of it. */
+static void stall_far_below_a_phase_line_has_no_phase(void **state)
+{
+    fixture *f = *state;
+    char text[16384] = "[INFO|trainer.py:3831] 2025-01-01 10:00:00,000 >> ***** Running Evaluation *****\n";
+    for (int i = 0; i < 60; i++)
+        strcat(text, "wandb: uploading artifacts\n");
+    strcat(text, "[rank1]:[E101 10:30:00.118859045 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(SeqNum=4482, OpType=ALLGATHER, NumelIn=8, NumelOut=32, "
+                 "Timeout(ms)=1800000) ran for 1800020 milliseconds before timing out.\n");
+    diagnose_one(f, "train.log", text);
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.phase, CP_PHASE_UNKNOWN);
+}
+
 /* Since PyTorch 2.6 a rank prints "Some NCCL operations have failed or
  * timed out" a millisecond before the watchdog's exception says which:
  * the kind is the exception's. */
@@ -1210,6 +1242,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(early_barrier_timeout_is_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(late_barrier_timeout_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(first_broadcast_of_a_group_is_not_startup, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(stall_takes_the_phase_line_above_it, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(stall_far_below_a_phase_line_has_no_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kindless_line_defers_to_the_next_that_names_one, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(untimed_events_in_log_order, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_names_the_only_failed_rank, new_fixture, free_fixture),
