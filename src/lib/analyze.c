@@ -300,6 +300,42 @@ static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event 
     return doubt;
 }
 
+/* Whether a collective or a pipeline transfer waited out its timeout. */
+static bool any_timeout(const cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_rule *r = rule_of(inc, &inc->events[i]);
+        if (r && r->role == CP_ROLE_CASCADE && (r->kind == CP_KIND_NCCL_TIMEOUT || r->kind == CP_KIND_PIPELINE_HANG))
+            return true;
+    }
+    return false;
+}
+
+/* Whether a process raised an error of its own, not a kernel line: a
+ * CUDA error (from Python or the watchdog's C++), or any root with a
+ * traceback (an ECC error the driver returned). */
+static bool any_raised_root(const cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *r = rule_of(inc, e);
+        if (r && r->role == CP_ROLE_ROOT && (e->has_traceback || r->kind == CP_KIND_CUDA_ERROR))
+            return true;
+    }
+    return false;
+}
+
+/* A root that is a stall by its kind; or a GPU failing in hardware while
+ * its peers time out and no process raised an error: the GPU's process
+ * blocked instead of failing, and the others waited for it (a GPU off the
+ * bus mid-step). */
+static bool root_is_hang(const cp_incident *inc, const cp_rule *r)
+{
+    if (r->kind == CP_KIND_CHECKPOINT_HANG || r->kind == CP_KIND_PIPELINE_HANG)
+        return true;
+    return r->kind == CP_KIND_GPU_HARDWARE && any_timeout(inc) && !any_raised_root(inc);
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -314,7 +350,7 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     d->phase = cp_phase_of_event(inc, root);
     if (d->phase == CP_PHASE_UNKNOWN)
         cp_phase_from_peers(d, inc, root);
-    d->hang = r->kind == CP_KIND_CHECKPOINT_HANG || r->kind == CP_KIND_PIPELINE_HANG;
+    d->hang = root_is_hang(inc, r);
     d->signature = cp_strdup(root->text ? root->text : "");
     d->first_time = cp_format_time(inc, &root->origin.time);
     copy_rule_texts(d, r);
@@ -549,13 +585,7 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     h->saving = cp_suspect_saving(inc, save_unattr);
     h->silent = cp_suspect_silent(inc, true);
     h->save_near = cp_save_before_stall(inc);
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_rule *r = rule_of(inc, &inc->events[i]);
-        /* a collective or a pipeline transfer that waited out its timeout */
-        if (r && r->role == CP_ROLE_CASCADE &&
-            (r->kind == CP_KIND_NCCL_TIMEOUT || r->kind == CP_KIND_PIPELINE_HANG))
-            h->any_timeout = true;
-    }
+    h->any_timeout = any_timeout(inc);
 }
 
 static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_facts *h, int64_t low, int64_t high,

@@ -959,6 +959,28 @@ static void check_hardware(const cp_diagnosis *d)
     assert_string_equal(d->rule_id, "xid.79_off_bus");
 }
 
+/* The GPU fell off the bus and its process raised nothing: it blocked in
+ * CUDA, and its peer's watchdog timed out waiting for it. A stall, caused
+ * by the hardware. */
+static void xid_with_peer_timeouts_and_no_error_is_a_hang(void **state)
+{
+    fixture *f = *state;
+    static const char dmesg[] =
+        "[Sat Nov  2 18:40:02 2024] NVRM: GPU at PCI:0000:ba:00: GPU-5d31525a-bcfd-72ee-bc0c-7ad2471c60fc\n"
+        "[Sat Nov  2 19:01:06 2024] NVRM: Xid (PCI:0000:ba:00): 79, pid=5117, name=python3, GPU has fallen off the bus.\n";
+    static const char train[] =
+        "[default6]:node002:5117:5356 [6] NCCL INFO ncclCommInitRank comm 0x55de5ef0643e rank 14 nranks 16 cudaDev 6 nvmlDev 6 busId ba000 commId 0xfbf0dc991af1f5e0 - Init START\n"
+        "[default5]:node002:5116:5351 [5] NCCL INFO ncclCommInitRank comm 0x55de5ef06111 rank 13 nranks 16 cudaDev 5 nvmlDev 5 busId ab000 commId 0xfbf0dc991af1f5e0 - Init START\n"
+        "[default6]:[2024-11-02 18:59:40,101] [INFO] [train.py:287:train] step 100/2000 | loss 2.2612\n"
+        "[default5]:[rank13]:[E1102 19:11:07.500000000 ProcessGroupNCCL.cpp:632] [Rank 13] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=6075, OpType=ALLREDUCE, NumelIn=1366, NumelOut=1366, Timeout(ms)=600000) ran for 600033 milliseconds before timing out.\n";
+    const stream_in s[] = {{"node002/dmesg.log", dmesg}, {"node002/train.log", train}};
+    diagnose(f, s, 2);
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_GPU_HARDWARE);
+    assert_int_equal(f->d.owner, CP_OWNER_HARDWARE);
+    assert_int_equal(f->d.first_rank, 14);
+}
+
 /* The kernel logged the Xid just before the rank's CUDA error. */
 static void xid_before_cuda_error(void **state)
 {
@@ -1271,6 +1293,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stall_after_save_is_checkpoint_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_after_finished_save_is_not_checkpoint_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(xid_with_peer_timeouts_and_no_error_is_a_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_after_cuda_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kernel_oom_kill_names_rank_by_pid, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(collective_mismatch_majority, new_fixture, free_fixture),
