@@ -275,6 +275,11 @@ static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event 
                         "the global rank (on a multi-node job, add that node's rank times its GPUs).",
                      d->first_rank);
         doubt += 10;
+    } else if (root->origin.rank < 0 && root->writer >= 0 && inc->writers[root->writer].rank_from_device) {
+        cp_diag_note(d, "The line names GPU %d of its host and no rank; every rank NCCL lists on that host runs on "
+                        "the GPU its rank gives (minus the node's first rank), so it is taken as rank %d.",
+                     inc->writers[root->writer].id.cuda_dev, d->first_rank);
+        doubt += 10;
     }
     if (d->first_rank < 0 && (d->first_rank = cp_suspect_least_progress(inc, false)) >= 0) {
         cp_diag_note(d, "The error carries no rank; rank %d is the only rank whose training progress stopped earlier "

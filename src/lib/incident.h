@@ -95,6 +95,8 @@ typedef struct cp_writer {
     uint32_t n_events;
     int rank;              /* resolved global rank (analysis), -1 */
     bool rank_is_local;    /* rank taken from the local rank, one host in sight */
+    bool rank_from_device; /* rank taken from its GPU and the offset its host's
+                              other ranks keep from theirs (ranks.c) */
     char key_kind;         /* the identity it is filed under (ranks.c) */
     int key_value;
     uint64_t key_host;

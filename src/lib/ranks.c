@@ -303,6 +303,38 @@ int cp_rank_of_local(const cp_incident *inc, const char *host, int local)
     return found;
 }
 
+/* The rank of the process using GPU `dev` on `host`, from NCCL's world
+ * communicator lines of that host: the line for that very GPU, else the
+ * one offset every other rank there keeps from its GPU (torchrun gives a
+ * node's ranks in the order of their GPUs: rank = node's first rank + GPU),
+ * when at least two agree and none differs. -1 when unknown; *exact: the
+ * GPU's own line said it. */
+static int rank_of_device(const cp_incident *inc, const char *host, int dev, bool *exact)
+{
+    int same = -1, offset = 0, agree = 0;
+    bool differ = false;
+    *exact = false;
+    for (size_t i = 0; host[0] && i < inc->n_idents; i++) {
+        const cp_ident *x = &inc->idents[i];
+        if (x->nranks != inc->world_size || x->cuda_dev < 0 || x->rank < 0 || strcmp(x->host, host) != 0)
+            continue;
+        if (x->cuda_dev == dev) {
+            if (same >= 0 && same != x->rank)
+                return -1;
+            same = x->rank;
+        }
+        if (agree > 0 && x->rank - x->cuda_dev != offset)
+            differ = true;
+        offset = x->rank - x->cuda_dev;
+        agree++;
+    }
+    if (same >= 0) {
+        *exact = true;
+        return same;
+    }
+    return agree >= 2 && !differ && dev + offset < inc->world_size ? dev + offset : -1;
+}
+
 /* A process whose rank a line states, for cp_pid_ranks_find. */
 struct cp_pid_rank {
     int pid, rank;
@@ -418,7 +450,7 @@ void cp_ranks_resolve(cp_incident *inc)
     for (size_t i = 0; i < inc->n_writers; i++) {
         cp_writer *w = &inc->writers[i];
         int r = w->id.rank;
-        w->rank_is_local = false;
+        w->rank_is_local = w->rank_from_device = false;
         if (r < 0 && w->id.local_rank >= 0) {
             r = cp_rank_of_local(inc, w->id.host, w->id.local_rank);
             if (r < 0 && one_host) {
@@ -430,6 +462,11 @@ void cp_ranks_resolve(cp_incident *inc)
             r = cp_pid_ranks_find(&by_pid, w->id.host, w->id.pid);
         if (r < 0 && w->id.task >= 0)
             r = rank_of_task(inc, w->id.task);
+        if (r < 0 && w->id.cuda_dev >= 0) {
+            bool exact;
+            r = rank_of_device(inc, w->id.host, w->id.cuda_dev, &exact);
+            w->rank_from_device = r >= 0 && !exact;
+        }
         w->rank = r;
     }
     cp_pid_ranks_free(&by_pid);

@@ -929,6 +929,39 @@ static void stall_after_finished_save_is_not_checkpoint_hang(void **state)
     assert_true(note_has(d, "40", "41"));
 }
 
+/* NCCL's init lines on node002 show ranks 8, 9 and 11 on GPUs 0, 1 and 3;
+ * the process on GPU 2, whose own init line is not in the input, logs an
+ * InfiniBand completion error: rank 10. */
+static const char device_rank_text[] =
+    "node002:24142:24263 [1] NCCL INFO comm 0x5562191160f0 rank 9 nranks 16 cudaDev 1 busId 13000 - Init COMPLETE\n"
+    "node002:24148:24269 [3] NCCL INFO comm 0x55cede6d3870 rank 11 nranks 16 cudaDev 3 busId 8e000 - Init COMPLETE\n"
+    "node002:24139:24253 [0] NCCL INFO comm 0x5634028d2ec0 rank 8 nranks 16 cudaDev 0 busId 5000 - Init COMPLETE\n"
+    "node002:24141:24296 [2] ib_plugin.c:978 NCCL WARN NET/IB : Got completion from peer 10.226.98.98<48598> with "
+    "error 12, opcode 0, len 0, vendor err 129\n";
+
+static void gpu_of_a_host_gives_the_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "node002.log", device_rank_text);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_int_equal(f->d.first_rank, 10);
+    assert_true(note_has(&f->d, "names GPU 2 of its host", "rank 10"));
+}
+
+/* Every process sees its one GPU as device 0 (CUDA_VISIBLE_DEVICES set per
+ * rank): the GPU says nothing of the rank. */
+static void gpu_zero_everywhere_gives_no_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "node002.log",
+                 "node002:24142:24263 [0] NCCL INFO comm 0x5562191160f0 rank 9 nranks 16 cudaDev 0 busId 13000 - Init COMPLETE\n"
+                 "node002:24139:24253 [0] NCCL INFO comm 0x5634028d2ec0 rank 8 nranks 16 cudaDev 0 busId 5000 - Init COMPLETE\n"
+                 "node002:24141:24296 [0] ib_plugin.c:978 NCCL WARN NET/IB : Got completion from peer 10.226.98.98<48598> "
+                 "with error 12, opcode 0, len 0, vendor err 129\n");
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_int_equal(f->d.first_rank, -1);
+}
+
 /* ---- hardware and the host ------------------------------------------------- */
 
 static void hardware_streams(fixture *f, const char *xid_time)
@@ -1292,6 +1325,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(silent_rank_is_the_one_waited_for, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_after_save_is_checkpoint_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_after_finished_save_is_not_checkpoint_hang, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_with_peer_timeouts_and_no_error_is_a_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_after_cuda_error, new_fixture, free_fixture),
