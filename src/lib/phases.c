@@ -93,9 +93,11 @@ cp_phase cp_phase_before_stall(const cp_incident *inc, int rank, const cp_writer
 static cp_phase phase_from_own_stack(const cp_incident *inc, const cp_event *e)
 {
     int rank = event_rank(inc, e);
-    for (size_t i = 0; rank >= 0 && i < inc->n_events; i++) {
+    for (size_t i = 0; (rank >= 0 || e->writer >= 0) && i < inc->n_events; i++) {
         const cp_event *s = &inc->events[i];
-        if (s == e || s->rule != CP_RULE_STACK || s->in_table || event_rank(inc, s) != rank)
+        /* the same rank's, or with no rank known, the same process's */
+        bool own = rank >= 0 ? event_rank(inc, s) == rank : s->writer == e->writer;
+        if (s == e || s->rule != CP_RULE_STACK || s->in_table || !own)
             continue;
         cp_phase p = cp_phase_from_frames(inc, s);
         if (p != CP_PHASE_NONE)

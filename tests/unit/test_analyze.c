@@ -962,6 +962,31 @@ static void gpu_zero_everywhere_gives_no_rank(void **state)
     assert_int_equal(f->d.first_rank, -1);
 }
 
+/* A bus error in NCCL's thread (UCX prints its native stack), then
+ * faulthandler's dump of the same process's Python stack, in Megatron's
+ * set-up (Megatron-DeepSpeed#341, shortened). No rank anywhere: the
+ * phase comes from the process's own other stack. */
+static void rankless_error_takes_phase_from_its_process_stack(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[610867610e4b:2498 :0:2599] Caught signal 7 (Bus error: nonexistent physical address)\n"
+                 "\n"
+                 " 0 0x0000000000014420 __funlockfile()  ???:0\n"
+                 " 2 0x000000000006929c ncclGroupEnd()  ???:0\n"
+                 " 4 0x0000000000050853 ncclGetUniqueId()  ???:0\n"
+                 "\n"
+                 "Fatal Python error: Bus error\n"
+                 "\n"
+                 "Thread 0x00007f8bf451b740 (most recent call first):\n"
+                 "  File \"/opt/conda/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py\", line 2792 in barrier\n"
+                 "  File \"/workspace/Megatron-DeepSpeed/megatron/initialize.py\", line 164 in initialize_megatron\n"
+                 "  File \"/workspace/Megatron-DeepSpeed/megatron/training.py\", line 99 in pretrain\n");
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_string_equal(f->d.rule_id, "nccl.sigbus_in_nccl");
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+}
+
 /* ---- hardware and the host ------------------------------------------------- */
 
 static void hardware_streams(fixture *f, const char *xid_time)
@@ -1325,6 +1350,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(silent_rank_is_the_one_waited_for, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_after_save_is_checkpoint_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_after_finished_save_is_not_checkpoint_hang, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rankless_error_takes_phase_from_its_process_stack, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),
