@@ -987,6 +987,26 @@ static void rankless_error_takes_phase_from_its_process_stack(void **state)
     assert_int_equal(f->d.phase, CP_PHASE_INIT);
 }
 
+/* A KeyError out of torch.distributed.checkpoint's loader (its pre-2.0
+ * _shard path; pytorch#85949): a checkpoint that does not hold the
+ * model's keys, not a generic exception. */
+static void dcp_loader_exception_is_checkpoint_io(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"/opt/conda/envs/pytorch/lib/python3.9/site-packages/torch/distributed/_shard/checkpoint/"
+                 "state_dict_loader.py\", line 89, in local_step\n"
+                 "    local_plan = planner.create_local_plan()\n"
+                 "  File \"/opt/conda/envs/pytorch/lib/python3.9/site-packages/torch/distributed/_shard/checkpoint/"
+                 "default_planner.py\", line 131, in create_default_local_load_plan\n"
+                 "    md = metadata.state_dict_metadata[fqn]\n"
+                 "KeyError: 'pos_embedding'\n");
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_IO);
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_LOAD);
+    assert_string_equal(f->d.rule_id, "pytorch.exception_in_torch_load");
+}
+
 /* ---- hardware and the host ------------------------------------------------- */
 
 static void hardware_streams(fixture *f, const char *xid_time)
@@ -1351,6 +1371,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stall_after_save_is_checkpoint_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_after_finished_save_is_not_checkpoint_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rankless_error_takes_phase_from_its_process_stack, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(dcp_loader_exception_is_checkpoint_io, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),
