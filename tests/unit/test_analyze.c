@@ -1007,6 +1007,19 @@ static void dcp_loader_exception_is_checkpoint_io(void **state)
     assert_string_equal(f->d.rule_id, "pytorch.exception_in_torch_load");
 }
 
+/* A kernel's failed assertion names the kernel: a loss's forward. */
+static void kernel_assertion_names_its_phase(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank0]:/pytorch/aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: "
+                 "block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+                 "[rank0]:RuntimeError: CUDA error: device-side assert triggered\n");
+    assert_int_equal(f->d.kind, CP_KIND_CUDA_ERROR);
+    assert_int_equal(f->d.first_rank, 0);
+    assert_int_equal(f->d.phase, CP_PHASE_FORWARD);
+}
+
 /* ---- hardware and the host ------------------------------------------------- */
 
 static void hardware_streams(fixture *f, const char *xid_time)
@@ -1372,6 +1385,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stall_after_finished_save_is_not_checkpoint_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rankless_error_takes_phase_from_its_process_stack, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(dcp_loader_exception_is_checkpoint_io, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(kernel_assertion_names_its_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),
