@@ -18,24 +18,11 @@ enum {
 
 /* ---- frames: owner (the phase: phases.c) ------------------------------- */
 
-static bool library_path(const char *file)
-{
-    static const char *const markers[] = {
-        "site-packages/", "dist-packages/", "/lib/python3", "/lib64/python3", "<frozen",
-        "/torch/", "/deepspeed/", "/transformers/", "/accelerate/", "/megatron/core/",
-    };
-    if (!file)
-        return true;
-    for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++)
-        if (strstr(file, markers[i]))
-            return true;
-    return false;
-}
-
 /* Whose code raised: the user's when one of their own frames is among
  * the innermost few Python frames (their code called the library with the
  * bad input, or raised itself); the framework's when the user's frames are
- * only far out (a script that called trainer.train()). */
+ * only far out (a script that called trainer.train()). Library frames are
+ * those a `library` rule hit (rules/05-libraries.rules). */
 enum { USER_FRAME_REACH = 4 };
 
 static cp_owner owner_from_frames(const cp_event *e)
@@ -45,7 +32,7 @@ static cp_owner owner_from_frames(const cp_event *e)
         const char *f = e->frames[i].file;
         if (!f || !strstr(f, ".py"))
             continue;
-        if (!library_path(f))
+        if (!e->frames[i].library)
             return seen < USER_FRAME_REACH ? CP_OWNER_USER_CODE : CP_OWNER_FRAMEWORK;
         seen++;
     }

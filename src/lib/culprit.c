@@ -580,6 +580,14 @@ int culprit_rules_check(culprit_ctx *ctx, FILE *out)
     for (size_t i = 0; i < ctx->catalog.n_rules; i++) {
         const cp_rule *r = &ctx->catalog.rules[i];
         for (size_t j = 0; j < r->n_tests; j++) {
+            if (r->role == CP_ROLE_LIBRARY) {   /* its tests are file paths */
+                if (!cp_matcher_library_rule(ctx->matcher, (uint32_t)i, r->tests[j])) {
+                    fprintf(out, "%s:%d: rule '%s' does not match its test path: %s\n", r->file, r->line, r->id,
+                            r->tests[j]);
+                    failures++;
+                }
+                continue;
+            }
             cp_line_hits h;
             if (cp_matcher_line(ctx->matcher, r->tests[j], strlen(r->tests[j]), &h) != 0)
                 return set_error(ctx, CULPRIT_ERR_INTERNAL, "scanning failed");

@@ -399,7 +399,9 @@ static void add_candidate(block *b, const cp_catalog *cat, uint32_t rule, uint64
     b->cand[at].text = cp_strdup(text);
 }
 
-static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, const char *text, uint64_t line)
+/* `library`: a library rule matches its file (analyze.c, the owner). */
+static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, bool library, const char *text,
+                      uint64_t line)
 {
     const char *file = cp_captures_get(caps, "file");
     const char *func = cp_captures_get(caps, "func");
@@ -415,6 +417,7 @@ static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, co
     f->file = file ? cp_strdup(file) : NULL;
     f->func = func ? cp_strdup(func) : NULL;
     f->phase_rule = phase_rule;
+    f->library = library;
     f->text = text ? cp_strdup(text) : NULL;
     f->line = line;
 }
@@ -798,7 +801,8 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (li->is_traceback)
         b->has_traceback = true;
     if (li->is_frame)
-        add_frame(b, &li->caps, li->phase_rule, li->display, li->no);
+        add_frame(b, &li->caps, li->phase_rule, cp_matcher_is_library(inc->matcher, cp_captures_get(&li->caps, "file")),
+                  li->display, li->no);
     for (uint32_t i = 0; i < li->n_err; i++)
         add_candidate(b, inc->cat, li->err_rules[i], li->no, li->display);
     merge_caps(&b->caps, &li->caps);

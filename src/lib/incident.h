@@ -51,6 +51,7 @@ typedef struct cp_stackframe {
     char *text;            /* the frame line as printed (if_frame matches it) */
     uint64_t line;
     uint32_t phase_rule;   /* best phase hint rule hitting this frame, or UINT32_MAX */
+    bool library;          /* a library rule hit it: not the user's code */
 } cp_stackframe;
 
 typedef struct cp_event {

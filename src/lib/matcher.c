@@ -94,11 +94,24 @@ static size_t count_patterns(const cp_catalog *cat)
 }
 
 /* The expressions vectorscan compiles for a rule: its `scan` if it has
- * one (a cheaper superset of `match`), else its `match`. */
+ * one (a cheaper superset of `match`), else its `match`; none for a
+ * library rule, whose expressions read frames' file paths, not lines. */
 static char **hs_exprs(const cp_rule *r, size_t *n)
 {
+    if (r->role == CP_ROLE_LIBRARY) {
+        *n = 0;
+        return NULL;
+    }
     *n = r->n_scan ? r->n_scan : r->n_match;
     return r->n_scan ? r->scan : r->match;
+}
+
+/* The expressions PCRE2 matches against a frame: a rule's if_frame, or a
+ * library rule's match (on the frame's file path). */
+static char **frame_exprs(const cp_rule *r, size_t *n)
+{
+    *n = r->role == CP_ROLE_LIBRARY ? r->n_match : r->n_if_frame;
+    return r->role == CP_ROLE_LIBRARY ? r->match : r->if_frame;
 }
 
 static size_t count_hs(const cp_catalog *cat)
@@ -121,12 +134,14 @@ static int compile_pcre_parts(cp_matcher *m, char *error, size_t error_len)
     const cp_catalog *cat = m->cat;
     for (size_t i = 0; i < cat->n_rules; i++) {
         const cp_rule *r = &cat->rules[i];
-        if (r->n_if_frame == 0)
+        size_t n;
+        char **exprs = frame_exprs(r, &n);
+        if (n == 0)
             continue;
-        if (!(m->frame_re[i] = calloc(r->n_if_frame, sizeof(pcre2_code *))))
+        if (!(m->frame_re[i] = calloc(n, sizeof(pcre2_code *))))
             return -1;
-        for (size_t j = 0; j < r->n_if_frame; j++)
-            if (!(m->frame_re[i][j] = compile_plain(r->if_frame[j], false, error, error_len, r)))
+        for (size_t j = 0; j < n; j++)
+            if (!(m->frame_re[i][j] = compile_plain(exprs[j], r->role == CP_ROLE_LIBRARY && r->nocase, error, error_len, r)))
                 return -1;
     }
     return 0;
@@ -315,7 +330,9 @@ void cp_matcher_free(cp_matcher *m)
     for (size_t i = 0; m->frame_re && i < m->cat->n_rules; i++) {
         if (!m->frame_re[i])
             continue;
-        for (size_t j = 0; j < m->cat->rules[i].n_if_frame; j++)
+        size_t n;
+        frame_exprs(&m->cat->rules[i], &n);
+        for (size_t j = 0; j < n; j++)
             pcre2_code_free(m->frame_re[i][j]);
         free(m->frame_re[i]);
     }
@@ -805,18 +822,36 @@ bool cp_matcher_has_if_frame(const cp_matcher *m, uint32_t rule)
     return m->cat->rules[rule].n_if_frame > 0;
 }
 
-bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t len)
+/* Whether one of the rule's frame expressions matches `text`. */
+static bool frame_matches(cp_matcher *m, uint32_t rule, const char *text, size_t len)
 {
-    const cp_rule *r = &m->cat->rules[rule];
-    if (r->n_if_frame == 0)
-        return true;
+    size_t n;
+    frame_exprs(&m->cat->rules[rule], &n);
     if (!m->frame_jit[rule]) {  /* the ordered pass is the only caller */
-        for (size_t j = 0; j < r->n_if_frame; j++)
+        for (size_t j = 0; j < n; j++)
             cp_pcre2_jit(m->frame_re[rule][j]);
         m->frame_jit[rule] = true;
     }
-    for (size_t j = 0; j < r->n_if_frame; j++)
-        if (pcre2_match(m->frame_re[rule][j], (PCRE2_SPTR)frame, len, 0, 0, m->md, NULL) >= 0)
+    for (size_t j = 0; j < n; j++)
+        if (pcre2_match(m->frame_re[rule][j], (PCRE2_SPTR)text, len, 0, 0, m->md, NULL) >= 0)
+            return true;
+    return false;
+}
+
+bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t len)
+{
+    return m->cat->rules[rule].n_if_frame == 0 || frame_matches(m, rule, frame, len);
+}
+
+bool cp_matcher_library_rule(cp_matcher *m, uint32_t rule, const char *path)
+{
+    return m->cat->rules[rule].role == CP_ROLE_LIBRARY && frame_matches(m, rule, path, strlen(path));
+}
+
+bool cp_matcher_is_library(cp_matcher *m, const char *path)
+{
+    for (uint32_t i = 0; m && path && i < m->cat->n_rules; i++)
+        if (cp_matcher_library_rule(m, i, path))
             return true;
     return false;
 }

@@ -113,6 +113,11 @@ int cp_matcher_line(cp_matcher *m, const char *line, size_t len, cp_line_hits *o
 /* True when the rule has no if_frame condition or `frame` matches one. */
 bool cp_matcher_if_frame(cp_matcher *m, uint32_t rule, const char *frame, size_t len);
 bool cp_matcher_has_if_frame(const cp_matcher *m, uint32_t rule);
+/* Whether a frame's file path is library code: some `library` rule's
+ * match finds it (rule: that one rule's). Ordered pass only, like
+ * cp_matcher_if_frame. */
+bool cp_matcher_is_library(cp_matcher *m, const char *path);
+bool cp_matcher_library_rule(cp_matcher *m, uint32_t rule, const char *path);
 
 /* The form of an expression that vectorscan scans for: a trailing repeat
  * cut to one ("\\S+" -> "\\S"), which hits the same lines but is reported

@@ -23,7 +23,7 @@ static const char *const phase_names[CP_PHASE_COUNT] = {
 
 static const char *const role_names[CP_ROLE_COUNT] = {
     "", "root", "cascade", "context", "progress", "phase",
-    "frame", "traceback", "identity", "culprit", "conclusion",
+    "frame", "traceback", "identity", "culprit", "conclusion", "library",
 };
 
 static int lookup(const char *const *names, int n, const char *s)

@@ -34,6 +34,7 @@ typedef enum cp_role {
     CP_ROLE_ROOT, CP_ROLE_CASCADE, CP_ROLE_CONTEXT, CP_ROLE_PROGRESS, CP_ROLE_PHASE,
     CP_ROLE_FRAME, CP_ROLE_TRACEBACK, CP_ROLE_IDENTITY, CP_ROLE_CULPRIT,
     CP_ROLE_CONCLUSION, /* no pattern: texts for a verdict the engine infers */
+    CP_ROLE_LIBRARY,    /* a frame line of library code, not the user's */
     CP_ROLE_COUNT
 } cp_role;
 

@@ -1020,6 +1020,42 @@ static void kernel_assertion_names_its_phase(void **state)
     assert_int_equal(f->d.phase, CP_PHASE_FORWARD);
 }
 
+/* A framework run from its source checkout (torchtitan's train.py) raised
+ * in torch's pipelining code: library frames all the way in, the
+ * framework's to fix (rules/05-libraries.rules). The same error raised in
+ * the user's own script is theirs. */
+static const char checkout_traceback[] =
+    "[rank3]: Traceback (most recent call last):\n"
+    "[rank3]:   File \"/home/danvm/torchtitan/torchtitan/train.py\", line 420, in train_step\n"
+    "[rank3]:     self.pp_schedule.step(inputs)\n"
+    "[rank3]:   File \"/miniconda3/envs/tt/lib/python3.10/site-packages/torch/distributed/pipelining/schedules.py\", "
+    "line 1194, in step\n"
+    "[rank3]:     self._step_microbatches(args_split, kwargs_split, targets_split, losses)\n"
+    "[rank3]:   File \"/miniconda3/envs/tt/lib/python3.10/site-packages/torch/distributed/pipelining/schedules.py\", "
+    "line 1251, in _step_microbatches\n"
+    "[rank3]:     stage = stage_index_to_stage[stage_index]\n"
+    "[rank3]: KeyError: 6\n";
+
+static void framework_checkout_frames_are_library(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", checkout_traceback);
+    assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_int_equal(f->d.owner, CP_OWNER_FRAMEWORK);
+}
+
+static void own_script_frames_are_the_users(void **state)
+{
+    fixture *f = *state;
+    char text[sizeof checkout_traceback + 16];
+    snprintf(text, sizeof text, "%s", checkout_traceback);
+    char *at = strstr(text, "/home/danvm/torchtitan/torchtitan/train.py");
+    assert_non_null(at);
+    memcpy(at, "/home/danvm/my_project_/pipelines/train.py", strlen("/home/danvm/my_project_/pipelines/train.py"));
+    diagnose_one(f, "train.log", text);
+    assert_int_equal(f->d.owner, CP_OWNER_USER_CODE);
+}
+
 /* ---- hardware and the host ------------------------------------------------- */
 
 static void hardware_streams(fixture *f, const char *xid_time)
@@ -1386,6 +1422,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(rankless_error_takes_phase_from_its_process_stack, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(dcp_loader_exception_is_checkpoint_io, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kernel_assertion_names_its_phase, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(framework_checkout_frames_are_library, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(own_script_frames_are_the_users, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),

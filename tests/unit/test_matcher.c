@@ -710,6 +710,35 @@ static void test_full_line_keeps_the_heaviest(void **state)
     cp_catalog_free(&cat);
 }
 
+/* A library rule reads frames' file paths, never log lines: the scan
+ * does not report it, and the path check does. */
+static void test_library_rule_reads_paths_not_lines(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    cp_hit_list hits = {0};
+    char err[512] = "";
+    cp_catalog_init(&cat);
+    write_rules("[rule library.ours]\nrole = library\nmatch = ^/opt/mlplatform/\n"
+                "test = /opt/mlplatform/trainer/loop.py\n\n"
+                "[rule some.error]\nrole = root\nkind = python_exception\nmatch = boom\n"
+                "title = t\nmeans = m\naction = a\ntest = boom\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
+    const char line[] = "/opt/mlplatform/trainer/loop.py boom\n";
+    assert_int_equal(cp_matcher_scan(m, line, strlen(line), NULL, &hits), 0);
+    assert_int_equal(hits.n, 1);
+    assert_int_equal(hits.lines[0].n_rules, 1);
+    assert_int_equal(hits.lines[0].rules[0], 1);
+    assert_true(cp_matcher_is_library(m, "/opt/mlplatform/trainer/loop.py"));
+    assert_false(cp_matcher_is_library(m, "/home/me/train.py"));
+    assert_false(cp_matcher_is_library(m, NULL));
+    cp_hit_list_free(&hits);
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+}
+
 /* The real catalog compiles, and each rule hits its own test lines. */
 static void test_real_catalog_hits_its_tests(void **state)
 {
@@ -728,6 +757,11 @@ static void test_real_catalog_hits_its_tests(void **state)
         const cp_rule *r = &cat.rules[i];
         for (size_t t = 0; t < r->n_tests; t++) {
             bool hit = false;
+            if (r->role == CP_ROLE_LIBRARY) {   /* its tests are frames' file paths */
+                if (!cp_matcher_library_rule(m, (uint32_t)i, r->tests[t]))
+                    fail_msg("library rule %s misses its test path '%s'", r->id, r->tests[t]);
+                continue;
+            }
             assert_int_equal(cp_matcher_scan(m, r->tests[t], strlen(r->tests[t]), NULL, &hits), 0);
             for (size_t k = 0; k < hits.n; k++)
                 for (uint32_t j = 0; j < hits.lines[k].n_rules; j++)
@@ -762,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_trailing_repeat_hits_once),
         cmocka_unit_test(test_bad_if_frame_expression),
         cmocka_unit_test(test_empty_catalog),
+        cmocka_unit_test(test_library_rule_reads_paths_not_lines),
         cmocka_unit_test(test_real_catalog_hits_its_tests),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
