@@ -508,8 +508,28 @@ static bool kind_unknown(const cp_incident *inc, const cp_event *e)
 
 /* How long after a line that names no kind ("Some NCCL operations have
  * failed or timed out", printed first since PyTorch 2.6) the same
- * writer's line that does may come, and speak for it. */
-enum { BURST_MS = 1000 };
+ * writer's line that does may come, and speak for it; without times, how
+ * many lines below it in the same log. */
+enum { BURST_MS = 1000, BURST_LINES = 8 };
+
+/* Without times: the first event `want` accepts, whose rule names a kind,
+ * at most BURST_LINES below `e` in its stream, from its writer or (when
+ * `e`'s writer names no rank) any; `e` when none. */
+static const cp_event *kind_below(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
+                                  int rank, const cp_event *e)
+{
+    const cp_event *named = e;
+    bool any_writer = e->writer < 0 || inc->writers[e->writer].rank < 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *x = &inc->events[i];
+        if (x->in_table || x->stream != e->stream || x->line <= e->line || x->line - e->line > BURST_LINES ||
+            (!any_writer && x->writer != e->writer) || kind_unknown(inc, x) || !want(inc, x, rank))
+            continue;
+        if (named == e || x->line < named->line)
+            named = x;
+    }
+    return named;
+}
 
 /* The first event `want` accepts that the same writer printed within
  * BURST_MS after `e` and whose rule names a kind; `e` when none did. */
@@ -517,7 +537,11 @@ static const cp_event *kind_in_burst(const cp_incident *inc, bool (*want)(const 
                                      int rank, const cp_event *e)
 {
     const cp_event *named = e;
-    if (!kind_unknown(inc, e) || !timed(&e->origin.time) || e->writer < 0)
+    if (!kind_unknown(inc, e))
+        return e;
+    if (!timed(&e->origin.time))
+        return kind_below(inc, want, rank, e);
+    if (e->writer < 0)
         return e;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *x = &inc->events[i];

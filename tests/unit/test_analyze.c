@@ -297,6 +297,24 @@ static void stall_far_below_a_phase_line_has_no_phase(void **state)
     assert_int_equal(f->d.phase, CP_PHASE_UNKNOWN);
 }
 
+/* Without times, the kindless line takes the kind of the line that
+ * names one a few lines below it (accelerate's captured stderr of one
+ * rank; the what() line carries the rank, the first does not). */
+static void untimed_kindless_line_defers_to_the_line_below(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "stderr: [E ProcessGroupNCCL.cpp:456] Some NCCL operations have failed or timed out. Due to the "
+                 "asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.\n"
+                 "stderr: [E ProcessGroupNCCL.cpp:461] To avoid data inconsistency, we are taking the entire process down.\n"
+                 "stderr: terminate called after throwing an instance of 'std::runtime_error'\n"
+                 "stderr:   what():  [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+                 "OpType=ALLGATHER, Timeout(ms)=1800000) ran for 1808212 milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+    assert_string_equal(f->d.rule_id, "pytorch.watchdog_timeout");
+}
+
 /* Since PyTorch 2.6 a rank prints "Some NCCL operations have failed or
  * timed out" a millisecond before the watchdog's exception says which:
  * the kind is the exception's. */
@@ -1394,6 +1412,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(stall_takes_the_phase_line_above_it, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_far_below_a_phase_line_has_no_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kindless_line_defers_to_the_next_that_names_one, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(untimed_kindless_line_defers_to_the_line_below, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(untimed_events_in_log_order, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_names_the_only_failed_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rankless_root_takes_the_first_rank_of_its_kind, new_fixture, free_fixture),
