@@ -110,9 +110,9 @@ bool cp_save_before_stall(const cp_incident *inc);
  * it; UINT64_MAX when none. */
 uint64_t cp_first_cascade_line(const cp_incident *inc, int stream);
 /* Whether the ranks timed out in a barrier among the first collectives of
- * their process group (a one-element all-reduce at a sequence number up
- * to CP_STARTUP_SEQ), before training began: every collective timeout
- * that gives its sequence number must be one. *lowest_rank: the lowest
+ * their process group (a one-element all-reduce or broadcast at a
+ * sequence number up to CP_STARTUP_SEQ), before training began: every
+ * collective timeout that gives its sequence number must be one. *lowest_rank: the lowest
  * rank that timed out there (-1 when none is known). */
 bool cp_stall_at_startup(const cp_incident *inc, int *lowest_rank);
 int cp_ranks_extent(const cp_incident *inc);

@@ -206,7 +206,8 @@ bool cp_stall_at_startup(const cp_incident *inc, int *lowest_rank)
         int64_t seq = cap_i64(&e->caps, "seq", -1), numel = cap_i64(&e->caps, "numel", -1);
         if (seq < 0)
             continue;   /* PyTorch before 1.10 names no sequence number */
-        if (seq > CP_STARTUP_SEQ || strcmp(cp_capset_get(&e->caps, "optype"), "ALLREDUCE") != 0 || numel > 1)
+        const char *op = cp_capset_get(&e->caps, "optype");
+        if (seq > CP_STARTUP_SEQ || (strcmp(op, "ALLREDUCE") != 0 && strcmp(op, "BROADCAST") != 0) || numel > 1)
             return false;
         if (numel != 1)
             continue;

@@ -233,6 +233,20 @@ static void early_barrier_timeout_is_startup(void **state)
     assert_true(note_has(d, "Rank 0 did not time out", "rank 2"));
 }
 
+/* A one-element broadcast (a seed, a flag) as a group's first collective
+ * is set-up too (litgpt#1832, shortened). */
+static void early_scalar_broadcast_timeout_is_startup(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank3]:[E ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800085 "
+                 "milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_string_equal(f->d.rule_id, "engine.startup_barrier");
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+}
+
 /* The same one-element all-reduce deep into training (a barrier before a
  * save, a loss average) says nothing of set-up. */
 static void late_barrier_timeout_is_not_startup(void **state)
@@ -1407,6 +1421,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(early_barrier_timeout_is_startup, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(early_scalar_broadcast_timeout_is_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(late_barrier_timeout_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(first_broadcast_of_a_group_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_takes_the_phase_line_above_it, new_fixture, free_fixture),
