@@ -1088,6 +1088,35 @@ static void own_script_frames_are_the_users(void **state)
     assert_int_equal(f->d.owner, CP_OWNER_USER_CODE);
 }
 
+/* An assertion in DeepSpeed's engine set-up is its configuration refused;
+ * the same AssertionError raised in the user's training step is not. */
+static void deepspeed_engine_assert_is_config(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"/envs/trl/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 314, in __init__\n"
+                 "    self.optimizer = self._configure_zero_optimizer(optimizer=None)\n"
+                 "  File \"/envs/trl/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 1404, in "
+                 "_configure_zero_optimizer\n"
+                 "    assert not isinstance(optimizer, DummyOptim), \"zero stage {} requires an optimizer\".format(zero_stage)\n"
+                 "AssertionError: zero stage 2 requires an optimizer\n");
+    assert_int_equal(f->d.kind, CP_KIND_CONFIG_INVALID);
+    assert_string_equal(f->d.rule_id, "deepspeed.engine_config_assert");
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+}
+
+static void assert_in_training_step_is_no_config(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"/home/me/train.py\", line 88, in training_step\n"
+                 "    assert loss.isfinite()\n"
+                 "AssertionError\n");
+    assert_int_not_equal(f->d.kind, CP_KIND_CONFIG_INVALID);
+}
+
 /* ---- hardware and the host ------------------------------------------------- */
 
 static void hardware_streams(fixture *f, const char *xid_time)
@@ -1458,6 +1487,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(kernel_assertion_names_its_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(framework_checkout_frames_are_library, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(own_script_frames_are_the_users, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(deepspeed_engine_assert_is_config, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(assert_in_training_step_is_no_config, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),
