@@ -328,6 +328,15 @@ static bool root_is_hang(const cp_incident *inc, const cp_rule *r)
     return r->kind == CP_KIND_GPU_HARDWARE && any_timeout(inc) && !any_raised_root(inc);
 }
 
+/* Whether any writer logged a training step. */
+static bool any_progress(const cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].last_step >= 0)
+            return true;
+    return false;
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -342,6 +351,11 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     d->phase = cp_phase_of_event(inc, root);
     if (d->phase == CP_PHASE_UNKNOWN)
         cp_phase_from_peers(d, inc, root);
+    if (d->phase == CP_PHASE_UNKNOWN && r->kind == CP_KIND_NCCL_COMM_ERROR && !any_progress(inc)) {
+        d->phase = CP_PHASE_INIT;
+        cp_diag_note(d, "No rank logged a training step: NCCL failed while setting up its connections (phase "
+                        "init).");
+    }
     d->hang = root_is_hang(inc, r);
     d->signature = cp_strdup(root->text ? root->text : "");
     d->first_time = cp_format_time(inc, &root->origin.time);

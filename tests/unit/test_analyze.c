@@ -1117,6 +1117,32 @@ static void assert_in_training_step_is_no_config(void **state)
     assert_int_not_equal(f->d.kind, CP_KIND_CONFIG_INVALID);
 }
 
+/* An NCCL transport failure before any rank logged a training step is
+ * NCCL setting up its connections; after steps, nothing says the phase. */
+static const char nccl_connect_refused[] =
+    "id-d3:715:790 [1] include/socket.h:382 NCCL WARN Connect to 172.18.0.1<49273> failed : Connection refused\n";
+
+static void nccl_transport_error_before_any_step_is_init(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", nccl_connect_refused);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+    assert_true(note_has(&f->d, "No rank logged a training step", NULL));
+}
+
+static void nccl_transport_error_after_steps_has_no_phase(void **state)
+{
+    fixture *f = *state;
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s",
+             "[2024-12-21 02:33:47,436] [INFO] [train.py:287:train] step 9/40000 | loss 2.2017\n",
+             nccl_connect_refused);
+    diagnose_one(f, "train.log", text);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_int_equal(f->d.phase, CP_PHASE_UNKNOWN);
+}
+
 /* ---- hardware and the host ------------------------------------------------- */
 
 static void hardware_streams(fixture *f, const char *xid_time)
@@ -1489,6 +1515,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(own_script_frames_are_the_users, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(deepspeed_engine_assert_is_config, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(assert_in_training_step_is_no_config, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nccl_transport_error_before_any_step_is_init, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nccl_transport_error_after_steps_has_no_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),
