@@ -633,6 +633,65 @@ static size_t peel_tag_before_time(const char *s, size_t n, size_t p)
     return q + 2 - p;
 }
 
+/* "host:pid:tid [dev] NCCL INFO", or without a host "shm.h:28 NCCL WARN". */
+static size_t peel_nccl_host(const char *s, size_t n, size_t p, size_t t, fstate *st)
+{
+    int64_t pid, tid, dev = -1;
+    char lvl = 0;
+    size_t q = t + 1, k = read_num(s, n, q, 10, &pid);
+    if (k && q + k < n && s[q + k] == ':' && !memchr(s + p, '/', t - p)) {
+        q += k + 1;
+        size_t j = read_num(s, n, q, 18, &tid);
+        if (j && q + j < n && s[q + j] == ' ') {
+            q += j + 1;
+            if (q < n && s[q] == '[') {
+                int neg = q + 1 < n && s[q + 1] == '-';
+                size_t d = read_num(s, n, q + 1 + (size_t)neg, 4, &dev);
+                if (!d || !LIT(s, n, q + 1 + (size_t)neg + d, "] "))
+                    return 0;
+                q += (size_t)neg + d + 3;
+                if (neg)
+                    dev = -1;
+            }
+            size_t r = nccl_tail(s, n, q, &lvl);
+            if (!r)
+                return 0;
+            set_host(st, s + p, t - p);
+            set_pid(st, pid);
+            if (dev >= 0)
+                set_first(&st->cuda_dev, dev);
+            set_level(st, lvl);
+            st->launcher = 0;
+            return q + r - p;
+        }
+        return 0;
+    }
+    size_t r = nccl_tail(s, n, p, &lvl);
+    if (!r)
+        return 0;
+    set_level(st, lvl);
+    st->launcher = 0;
+    return r;
+}
+
+/* MPICH's and Intel MPI's -prepend-rank: "[56] " opening the line, before
+ * the process's own prefixes. Taken only when an NCCL line's
+ * "host:pid:tid [dev]" follows, so that a line that merely starts with a
+ * number in brackets is not read as a rank. */
+static size_t peel_prepended_rank(const char *s, size_t n, size_t p, fstate *st)
+{
+    int64_t rank;
+    size_t k = p == 0 ? read_num(s, n, 1, 7, &rank) : 0;
+    if (!k || !LIT(s, n, 1 + k, "] "))
+        return 0;
+    size_t q = k + 3, t = span(s, n, q, TOKEN_MAX, C_TOK);
+    fstate probe = *st;
+    if (t + 1 >= n || s[t] != ':' || !is_digit(s[t + 1]) || !peel_nccl_host(s, n, q, t, &probe))
+        return 0;
+    set_rank(st, rank, 1);
+    return q - p;
+}
+
 static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
 {
     size_t q = p + 1, r;
@@ -649,7 +708,9 @@ static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
             return after_time(s, n, p, k + 2, t, st, t.kind == CP_TS_BOOT);
         if ((r = peel_mpi(s, n, p, st)))
             return r;
-        return peel_nccl_dev(s, n, p, st);
+        if ((r = peel_nccl_dev(s, n, p, st)))
+            return r;
+        return peel_prepended_rank(s, n, p, st);
     }
     if (glog_letter(c) && (r = glog_rest(s, n, q, 1, st)))
         return r + 1;
@@ -739,47 +800,6 @@ static size_t peel_colon_space(const char *s, size_t n, size_t p, size_t t, fsta
     if (!st->kernel && level_word(s, n, p, &lvl) == tl)
         set_level(st, lvl);
     return 0;
-}
-
-/* "host:pid:tid [dev] NCCL INFO", or without a host "shm.h:28 NCCL WARN". */
-static size_t peel_nccl_host(const char *s, size_t n, size_t p, size_t t, fstate *st)
-{
-    int64_t pid, tid, dev = -1;
-    char lvl = 0;
-    size_t q = t + 1, k = read_num(s, n, q, 10, &pid);
-    if (k && q + k < n && s[q + k] == ':' && !memchr(s + p, '/', t - p)) {
-        q += k + 1;
-        size_t j = read_num(s, n, q, 18, &tid);
-        if (j && q + j < n && s[q + j] == ' ') {
-            q += j + 1;
-            if (q < n && s[q] == '[') {
-                int neg = q + 1 < n && s[q + 1] == '-';
-                size_t d = read_num(s, n, q + 1 + (size_t)neg, 4, &dev);
-                if (!d || !LIT(s, n, q + 1 + (size_t)neg + d, "] "))
-                    return 0;
-                q += (size_t)neg + d + 3;
-                if (neg)
-                    dev = -1;
-            }
-            size_t r = nccl_tail(s, n, q, &lvl);
-            if (!r)
-                return 0;
-            set_host(st, s + p, t - p);
-            set_pid(st, pid);
-            if (dev >= 0)
-                set_first(&st->cuda_dev, dev);
-            set_level(st, lvl);
-            st->launcher = 0;
-            return q + r - p;
-        }
-        return 0;
-    }
-    size_t r = nccl_tail(s, n, p, &lvl);
-    if (!r)
-        return 0;
-    set_level(st, lvl);
-    st->launcher = 0;
-    return r;
 }
 
 /* Prefixes that start with a letter or digit. */

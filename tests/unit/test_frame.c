@@ -178,6 +178,11 @@ static const frame_case cases[] = {
     /* ---- NCCL */
     {"node001:31242:31242 [3] NCCL INFO Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM",
      U, U, "node001", 31242, U, 3, 'I', NONE_T, "Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM"},
+    /* MPICH's -prepend-rank in front of an NCCL line (nccl#302's paste); a
+     * bracketed number before anything else is no rank */
+    {"[56] crow-ib-b-7:7240:7401 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed",
+     56, U, "crow-ib-b-7", 7240, U, 0, 'W', NONE_T, "Call to ibv_modify_qp failed"},
+    {"[3] loss went up", U, U, "", U, U, U, 0, NONE_T, "[3] loss went up"},
     {"node002:5111:5307 [0] graph/xml.cc:71 NCCL WARN Could not find real path of "
      "/sys/class/net/docker0/device",
      U, U, "node002", 5111, U, 0, 'W', NONE_T,
