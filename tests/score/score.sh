@@ -20,7 +20,7 @@ case "${1:-}" in
           floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.90 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
-    # just under where the engine stood on them (71/86, 334/374, 54/96,
+    # just under where the engine stood on them (72/86, 334/374, 54/96,
     # 187/259, 359/372): pastes often lack the rank, the phase, and the
     # thread's resolution that names the owner
     field) dir="$src/tests/fixtures/field"
