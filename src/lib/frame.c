@@ -802,6 +802,21 @@ static size_t peel_colon_space(const char *s, size_t n, size_t p, size_t t, fsta
     return 0;
 }
 
+/* "rank0]:" opening the line: PyTorch's "[rank0]:" prefix with its "["
+ * lost, as a paste that starts one character late has it. `t` ends the
+ * word "rankN". */
+static size_t peel_cut_rank_prefix(const char *s, size_t n, size_t p, size_t t, fstate *st)
+{
+    int64_t v;
+    if (p != 0 || t - p < 5 || memcmp(s + p, "rank", 4) != 0 || read_num(s, n, p + 4, 9, &v) != t - p - 4 ||
+        !LIT(s, n, t, "]:"))
+        return 0;
+    set_rank(st, v, 1);
+    st->launcher = 0;
+    size_t q = t + 2;
+    return (q < n && s[q] == ' ' ? q + 1 : q) - p;
+}
+
 /* Prefixes that start with a letter or digit. */
 static size_t peel_word(const char *s, size_t n, size_t p, fstate *st)
 {
@@ -814,6 +829,8 @@ static size_t peel_word(const char *s, size_t n, size_t p, fstate *st)
     if (t >= n)
         return 0;
     size_t tl = t - p;
+    if (s[t] == ']')
+        return peel_cut_rank_prefix(s, n, p, t, st);
     if (s[t] == ':') {
         char d = t + 1 < n ? s[t + 1] : '\0';
         if (d == ' ')

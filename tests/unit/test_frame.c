@@ -178,6 +178,11 @@ static const frame_case cases[] = {
     /* ---- NCCL */
     {"node001:31242:31242 [3] NCCL INFO Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM",
      U, U, "node001", 31242, U, 3, 'I', NONE_T, "Channel 00/0 : 3[3] -> 4[4] via P2P/CUMEM"},
+    /* "[rank0]:" with its "[" lost by a paste that starts one character
+     * late (torchtitan#3065); a word "rank" elsewhere is no prefix */
+    {"rank0]:Traceback (most recent call last):", 0, U, "", U, U, U, 0, NONE_T,
+     "Traceback (most recent call last):"},
+    {"ranking]: done", U, U, "", U, U, U, 0, NONE_T, "ranking]: done"},
     /* MPICH's -prepend-rank in front of an NCCL line (nccl#302's paste); a
      * bracketed number before anything else is no rank */
     {"[56] crow-ib-b-7:7240:7401 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed",
