@@ -158,6 +158,17 @@ static bool two_types(const rank_op *ops, size_t n, const cp_event **a, const cp
     return false;
 }
 
+/* A collective timeout that says which collective it was (not a copy in
+ * the launcher's failure table): its type, or NULL. Pipeline stages wait
+ * in different point-to-point ops by design; their rules have another
+ * kind. */
+static const char *timed_out_collective(const cp_incident *inc, const cp_event *e)
+{
+    if (e->in_table || e->rule == CP_RULE_STACK || inc->cat->rules[e->rule].kind != CP_KIND_NCCL_TIMEOUT)
+        return NULL;
+    return cp_capset_get(&e->caps, "optype");
+}
+
 bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out)
 {
     memset(out, 0, sizeof *out);
@@ -167,12 +178,9 @@ bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out)
     bool ok = ops != NULL;
     for (size_t i = 0; ok && i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        const char *op = cp_capset_get(&e->caps, "optype");
+        const char *op = timed_out_collective(inc, e);
         int rank = event_rank(inc, e);
-        /* collective timeouts only: pipeline stages wait in different
-         * point-to-point ops by design (their rules have another kind) */
-        if (!op || rank < 0 || e->in_table || e->rule == CP_RULE_STACK ||
-            inc->cat->rules[e->rule].kind != CP_KIND_NCCL_TIMEOUT)
+        if (!op || rank < 0)
             continue;
         int64_t s = cap_i64(&e->caps, "seq", -1);
         if (seq != INT64_MIN && s != seq)
@@ -187,26 +195,19 @@ bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out)
     return out->odd || out->split_a;
 }
 
-/* A collective timeout that says which collective it was (not a copy in
- * the launcher's failure table). */
-static bool collective_timeout(const cp_incident *inc, const cp_event *e)
-{
-    return !e->in_table && e->rule != CP_RULE_STACK && inc->cat->rules[e->rule].kind == CP_KIND_NCCL_TIMEOUT &&
-           inc->cat->rules[e->rule].role == CP_ROLE_CASCADE && cp_capset_get(&e->caps, "optype");
-}
-
 bool cp_stall_at_startup(const cp_incident *inc, int *lowest_rank)
 {
     int barriers = 0;
     *lowest_rank = -1;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        if (!collective_timeout(inc, e))
+        /* the watchdog's own lines, not a report naming a culprit */
+        const char *op = timed_out_collective(inc, e);
+        if (!op || inc->cat->rules[e->rule].role != CP_ROLE_CASCADE)
             continue;
         int64_t seq = cap_i64(&e->caps, "seq", -1), numel = cap_i64(&e->caps, "numel", -1);
         if (seq < 0)
             continue;   /* PyTorch before 1.10 names no sequence number */
-        const char *op = cp_capset_get(&e->caps, "optype");
         if (seq > CP_STARTUP_SEQ || (strcmp(op, "ALLREDUCE") != 0 && strcmp(op, "BROADCAST") != 0) || numel > 1)
             return false;
         if (numel != 1)
