@@ -526,45 +526,43 @@ static bool kind_unknown(const cp_incident *inc, const cp_event *e)
  * many lines below it in the same log. */
 enum { BURST_MS = 1000, BURST_LINES = 8 };
 
-/* Without times: the first event `want` accepts, whose rule names a kind,
- * at most BURST_LINES below `e` in its stream, from its writer or (when
- * `e`'s writer names no rank) any; `e` when none. */
-static const cp_event *kind_below(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
-                                  int rank, const cp_event *e)
+/* How far after `e` the event x comes: in ms when `e` has a time (x must
+ * have one too), else in lines of `e`'s stream; -1 when x is not after
+ * `e` within the burst. */
+static int64_t after_in_burst(const cp_event *e, const cp_event *x)
 {
-    const cp_event *named = e;
-    bool any_writer = e->writer < 0 || inc->writers[e->writer].rank < 0;
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *x = &inc->events[i];
-        if (x->in_table || x->stream != e->stream || x->line <= e->line || x->line - e->line > BURST_LINES ||
-            (!any_writer && x->writer != e->writer) || kind_unknown(inc, x) || !want(inc, x, rank))
-            continue;
-        if (named == e || x->line < named->line)
-            named = x;
+    if (timed(&e->origin.time)) {
+        int64_t gap = timed(&x->origin.time) ? x->origin.time.ms - e->origin.time.ms : -1;
+        return gap >= 0 && gap <= BURST_MS ? gap : -1;
     }
-    return named;
+    if (x->stream != e->stream || x->line <= e->line || x->line - e->line > BURST_LINES)
+        return -1;
+    return (int64_t)(x->line - e->line);
 }
 
-/* The first event `want` accepts that the same writer printed within
- * BURST_MS after `e` and whose rule names a kind; `e` when none did. */
+/* The first event `want` accepts, whose rule names a kind, in the burst
+ * after `e`: printed by `e`'s writer, or (without times, when that writer
+ * names no rank) by any; `e` when none was. */
 static const cp_event *kind_in_burst(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
                                      int rank, const cp_event *e)
 {
-    const cp_event *named = e;
     if (!kind_unknown(inc, e))
         return e;
-    if (!timed(&e->origin.time))
-        return kind_below(inc, want, rank, e);
-    if (e->writer < 0)
+    bool any_writer = !timed(&e->origin.time) && (e->writer < 0 || inc->writers[e->writer].rank < 0);
+    if (!any_writer && e->writer < 0)
         return e;
+    const cp_event *named = e;
+    int64_t nearest = 0;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *x = &inc->events[i];
-        if (x->in_table || x->writer != e->writer || !timed(&x->origin.time) || kind_unknown(inc, x) ||
-            x->origin.time.ms < e->origin.time.ms || x->origin.time.ms - e->origin.time.ms > BURST_MS ||
+        int64_t gap = after_in_burst(e, x);
+        if (gap < 0 || x->in_table || (!any_writer && x->writer != e->writer) || kind_unknown(inc, x) ||
             !want(inc, x, rank))
             continue;
-        if (named == e || x->origin.time.ms < named->origin.time.ms)
+        if (named == e || gap < nearest) {
             named = x;
+            nearest = gap;
+        }
     }
     return named;
 }
