@@ -50,7 +50,9 @@ struct cp_matcher {
     size_t n_patterns;
     bool *confirm;             /* rule -> its `scan` hits need `match` on the scan threads */
     bool any_confirm;
-    pcre2_code ***frame_re;    /* rule -> if_frame expressions */
+    pcre2_code ***frame_re;    /* rule -> if_frame expressions (a library rule: its match) */
+    uint32_t *library;         /* the library rules, asked for every frame (cp_matcher_is_library) */
+    size_t n_library;
     bool *frame_jit;           /* rule -> its if_frame expressions are JIT compiled */
     pcre2_match_data *md;
 };
@@ -138,6 +140,8 @@ static int compile_pcre_parts(cp_matcher *m, char *error, size_t error_len)
         char **exprs = frame_exprs(r, &n);
         if (n == 0)
             continue;
+        if (r->role == CP_ROLE_LIBRARY)
+            m->library[m->n_library++] = (uint32_t)i;
         if (!(m->frame_re[i] = calloc(n, sizeof(pcre2_code *))))
             return -1;
         for (size_t j = 0; j < n; j++)
@@ -305,11 +309,12 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     for (size_t i = 0, pid = 0; m->rule_first && i < cat->n_rules; pid += cat->rules[i++].n_match)
         m->rule_first[i] = pid;
     m->frame_re = calloc(cat->n_rules, sizeof *m->frame_re);
+    m->library = calloc(cat->n_rules, sizeof *m->library);
     m->frame_jit = calloc(cat->n_rules, sizeof *m->frame_jit);
     m->confirm = calloc(cat->n_rules, sizeof *m->confirm);
     m->md = pcre2_match_data_create(32, NULL);
     if (!m->hs_rule || !m->confirm || !m->pattern_re || !m->pattern_tried || !m->compile_lock || !m->rule_first ||
-        !m->frame_re || !m->frame_jit || !m->md || compile_hs(m, error, error_len) != 0 ||
+        !m->frame_re || !m->library || !m->frame_jit || !m->md || compile_hs(m, error, error_len) != 0 ||
         compile_pcre_parts(m, error, error_len) != 0 || compile_scan_confirmations(m, error, error_len) != 0) {
         cp_matcher_free(m);
         return -1;
@@ -337,6 +342,7 @@ void cp_matcher_free(cp_matcher *m)
         free(m->frame_re[i]);
     }
     free(m->frame_re);
+    free(m->library);
     free(m->frame_jit);
     free(m->pattern_re);
     free(m->pattern_tried);
@@ -850,8 +856,8 @@ bool cp_matcher_library_rule(cp_matcher *m, uint32_t rule, const char *path)
 
 bool cp_matcher_is_library(cp_matcher *m, const char *path)
 {
-    for (uint32_t i = 0; m && path && i < m->cat->n_rules; i++)
-        if (cp_matcher_library_rule(m, i, path))
+    for (size_t i = 0; m && path && i < m->n_library; i++)
+        if (frame_matches(m, m->library[i], path, strlen(path)))
             return true;
     return false;
 }
