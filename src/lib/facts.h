@@ -106,9 +106,15 @@ typedef struct cp_stall {
 } cp_stall;
 bool cp_suspect_stalled(const cp_incident *inc, cp_stall *out);
 bool cp_save_before_stall(const cp_incident *inc);
-/* The line of the first cascade in the stream: where a stall surfaced in
- * it; UINT64_MAX when none. */
-uint64_t cp_first_cascade_line(const cp_incident *inc, int stream);
+/* Per stream, the line of its first cascade: where a stall surfaced in
+ * it; UINT64_MAX when none. Caller frees; NULL when out of memory. */
+uint64_t *cp_first_cascade_lines(const cp_incident *inc);
+/* Its entry for `stream` (a writer's phase_stream, which a merged summary
+ * may give out of range): UINT64_MAX when there is none. */
+static inline uint64_t cp_first_cascade_in(const uint64_t *first, const cp_incident *inc, int stream)
+{
+    return stream >= 0 && (size_t)stream < inc->n_streams ? first[stream] : UINT64_MAX;
+}
 /* Whether the ranks timed out in a barrier among the first collectives of
  * their process group (a one-element all-reduce or broadcast at a
  * sequence number up to CP_STARTUP_SEQ), before training began: every

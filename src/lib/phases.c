@@ -4,6 +4,7 @@
  * and, when those say nothing, from a peer that raised the same error.
  * See facts.h. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "facts.h"
 
@@ -71,11 +72,12 @@ cp_phase cp_phase_before_stall(const cp_incident *inc, int rank, const cp_writer
         return best->phase;
     }
     best = NULL;
-    for (size_t i = 0; i < inc->n_writers; i++) {
+    uint64_t *first = cp_first_cascade_lines(inc);
+    for (size_t i = 0; first && i < inc->n_writers; i++) {
         const cp_writer *w = &inc->writers[i];
         if (cp_phase_open(w) == CP_PHASE_NONE)
             continue;
-        uint64_t c = cp_first_cascade_line(inc, w->phase_stream);
+        uint64_t c = cp_first_cascade_in(first, inc, w->phase_stream);
         if (c == UINT64_MAX || w->phase_line > c || c - w->phase_line > CP_SAVE_NEAR_LINES)
             continue;
         if (!best || c - w->phase_line < best_gap) {
@@ -83,6 +85,7 @@ cp_phase cp_phase_before_stall(const cp_incident *inc, int rank, const cp_writer
             best_gap = c - w->phase_line;
         }
     }
+    free(first);
     *from = best;
     return best ? best->phase : CP_PHASE_NONE;
 }

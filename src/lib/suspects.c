@@ -275,13 +275,18 @@ int cp_suspect_saving(const cp_incident *inc, bool *unattributed)
     return n_begin == 1 && found >= 0 ? found : -1;
 }
 
-uint64_t cp_first_cascade_line(const cp_incident *inc, int stream)
+uint64_t *cp_first_cascade_lines(const cp_incident *inc)
 {
-    uint64_t first = UINT64_MAX;
+    uint64_t *first = malloc((inc->n_streams ? inc->n_streams : 1) * sizeof *first);
+    if (!first)
+        return NULL;
+    for (size_t s = 0; s < inc->n_streams; s++)
+        first[s] = UINT64_MAX;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        if (e->stream == stream && role_of(inc, e) == CP_ROLE_CASCADE && e->line < first)
-            first = e->line;
+        if (e->stream >= 0 && (size_t)e->stream < inc->n_streams && role_of(inc, e) == CP_ROLE_CASCADE &&
+            e->line < first[e->stream])
+            first[e->stream] = e->line;
     }
     return first;
 }
@@ -294,16 +299,18 @@ bool cp_save_before_stall(const cp_incident *inc)
 {
     int n;
     int *latest = latest_phase_writers(inc, &n);
+    uint64_t *first = cp_first_cascade_lines(inc);
     bool near = false;
-    for (size_t j = 0; j < inc->n_writers && !near; j++) {
+    for (size_t j = 0; first && j < inc->n_writers && !near; j++) {
         const cp_writer *w = &inc->writers[j];
         if (w->phase != CP_PHASE_CHECKPOINT_SAVE || !is_current_phase(inc, latest, n, j))
             continue;
         if (w->phase_state == CP_STATE_END && timed(&w->phase_time))
             continue;
-        uint64_t c = cp_first_cascade_line(inc, w->phase_stream);
+        uint64_t c = cp_first_cascade_in(first, inc, w->phase_stream);
         near = c != UINT64_MAX && w->phase_line < c && c - w->phase_line <= CP_SAVE_NEAR_LINES;
     }
+    free(first);
     free(latest);
     return near;
 }
