@@ -675,9 +675,10 @@ static size_t peel_nccl_host(const char *s, size_t n, size_t p, size_t t, fstate
 }
 
 /* MPICH's and Intel MPI's -prepend-rank: "[56] " opening the line, before
- * the process's own prefixes. Taken only when an NCCL line's
- * "host:pid:tid [dev]" follows, so that a line that merely starts with a
- * number in brackets is not read as a rank. */
+ * the process's own prefixes; peeled together with the NCCL line's
+ * "host:pid:tid [dev]" that must follow, so that a line that merely starts
+ * with a number in brackets is not read as a rank (peel_nccl_host leaves
+ * the state alone when it finds none). */
 static size_t peel_prepended_rank(const char *s, size_t n, size_t p, fstate *st)
 {
     int64_t rank;
@@ -685,11 +686,11 @@ static size_t peel_prepended_rank(const char *s, size_t n, size_t p, fstate *st)
     if (!k || !LIT(s, n, 1 + k, "] "))
         return 0;
     size_t q = k + 3, t = span(s, n, q, TOKEN_MAX, C_TOK);
-    fstate probe = *st;
-    if (t + 1 >= n || s[t] != ':' || !is_digit(s[t + 1]) || !peel_nccl_host(s, n, q, t, &probe))
+    size_t r = t + 1 < n && s[t] == ':' && is_digit(s[t + 1]) ? peel_nccl_host(s, n, q, t, st) : 0;
+    if (!r)
         return 0;
     set_rank(st, rank, 1);
-    return q - p;
+    return q + r - p;
 }
 
 static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
