@@ -822,6 +822,27 @@ static void init_line(line_info *li, const char *data, const cp_line_hits *h, co
     memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
 }
 
+/* A phase rule naming a frame's source line ("    optimizer.step()") says
+ * where that frame was: the frames below it, often cut from a paste, run
+ * inside that phase. The line must follow its writer's last frame
+ * directly. Returns whether the frame took the phase. */
+static bool source_line_phase(cp_incident *inc, stream_scan *st, int wi, const line_info *li)
+{
+    for (int i = 0; i < MAX_OPEN; i++) {
+        block *b = &st->open[i];
+        if (!b->active || b->writer != wi)
+            continue;
+        cp_stackframe *f = b->n_frames ? &b->frames[b->n_frames - 1] : NULL;
+        if (!f || f->line + 1 != li->no)
+            return false;
+        const cp_rule *rules = inc->cat->rules;
+        if (f->phase_rule == UINT32_MAX || rules[li->phase_rule].weight > rules[f->phase_rule].weight)
+            f->phase_rule = li->phase_rule;
+        return true;
+    }
+    return false;
+}
+
 static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *li)
 {
     cp_writer *w = &inc->writers[wi];
@@ -833,7 +854,7 @@ static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *
     }
     if (li->is_progress)
         writer_progress(st, wi, w, li);
-    if (li->phase_rule != UINT32_MAX && !li->is_frame)
+    if (li->phase_rule != UINT32_MAX && !li->is_frame && !source_line_phase(inc, st, wi, li))
         writer_phase(inc, st, w, li);
 }
 

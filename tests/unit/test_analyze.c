@@ -714,6 +714,34 @@ static void phase_from_cut_off_traceback(void **state)
     assert_true(note_has(d, "read from rank 7", "cuts off"));
 }
 
+/* A paste cut inside the optimizer step: the frames shown are all in
+ * accelerate's backward, but the last one's source line calls the
+ * engine's step, so that is where the rank was. The same source line
+ * under a frame it does not follow says nothing. */
+#define STEP_CUT_STACK(SOURCE_LINE)                                                                                  \
+    "[rank0]: Traceback (most recent call last):\n"                                                                  \
+    "[rank0]:   File \"/w/train.py\", line 928, in main\n"                                                          \
+    "[rank0]:     accelerator.backward(loss)\n"                                                                     \
+    "[rank0]:   File \"/env/lib/python3.10/site-packages/accelerate/accelerator.py\", line 2726, in backward\n"      \
+    "[rank0]:     self.deepspeed_engine_wrapped.backward(loss, sync_gradients=self.sync_gradients, **kwargs)\n"     \
+    "[rank0]:   File \"/env/lib/python3.10/site-packages/accelerate/utils/deepspeed.py\", line 281, in backward\n" \
+    SOURCE_LINE
+
+static void phase_from_a_frames_source_line(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", STEP_CUT_STACK("[rank0]:     self.engine.step()\n"));
+    assert_int_equal(f->d.first_rank, 0);
+    assert_int_equal(f->d.phase, CP_PHASE_OPTIMIZER_STEP);
+}
+
+static void source_line_apart_from_its_frame_says_nothing(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", STEP_CUT_STACK("[rank0]:     self.engine.backward(loss)\n\n[rank0]:     self.engine.step()\n"));
+    assert_int_equal(f->d.phase, CP_PHASE_BACKWARD);
+}
+
 /* A peer that failed otherwise (here the collective its partner left) says
  * nothing of the root's phase. */
 static void no_phase_from_other_errors(void **state)
@@ -1530,6 +1558,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_rank_with_same_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_cut_off_traceback, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(phase_from_a_frames_source_line, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(source_line_apart_from_its_frame_says_nothing, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
