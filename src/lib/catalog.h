@@ -41,6 +41,9 @@ typedef struct cp_rule {
     bool keep;           /* a context line kept as an event for the analysis */
     bool cut;            /* also names a traceback the input cuts off before its
                             error line, when its frames match if_frame */
+    bool under_frame;    /* a phase rule for a frame's source line: it counts
+                            only right under a frame, and gives that frame
+                            its phase */
     char *title, *means, *action;
     char *file;          /* where it was defined */
     int line;

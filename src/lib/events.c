@@ -445,6 +445,7 @@ typedef struct line_info {
     uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
     uint32_t n_err;
     uint32_t phase_rule;    /* heaviest phase rule */
+    uint32_t source_phase_rule; /* heaviest phase rule for a frame's source line */
     uint32_t progress_rule; /* a progress rule that hit */
     bool progress_only;     /* nothing but progress: the fast path */
     bool is_frame, is_traceback, is_progress, is_identity, is_context;
@@ -477,7 +478,7 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
 {
     const cp_catalog *cat = inc->cat;
     int context_weight = -1;
-    li->phase_rule = li->progress_rule = UINT32_MAX;
+    li->phase_rule = li->source_phase_rule = li->progress_rule = UINT32_MAX;
     for (uint32_t i = 0; i < h->n_rules; i++) {
         uint32_t ri = h->rules[i];
         const cp_rule *r = &cat->rules[ri];
@@ -496,10 +497,12 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
             if ((r->keep || r->drain != CP_DRAIN_NONE) && li->n_err < 8)
                 li->err_rules[li->n_err++] = ri;
             break;
-        case CP_ROLE_PHASE:
-            if (li->phase_rule == UINT32_MAX || r->weight > cat->rules[li->phase_rule].weight)
-                li->phase_rule = ri;
+        case CP_ROLE_PHASE: {
+            uint32_t *heaviest = r->under_frame ? &li->source_phase_rule : &li->phase_rule;
+            if (*heaviest == UINT32_MAX || r->weight > cat->rules[*heaviest].weight)
+                *heaviest = ri;
             break;
+        }
         case CP_ROLE_FRAME: li->is_frame = true; break;
         case CP_ROLE_TRACEBACK:
             li->is_traceback = true;
@@ -822,11 +825,12 @@ static void init_line(line_info *li, const char *data, const cp_line_hits *h, co
     memset(&li->err_rules, 0, sizeof *li - offsetof(line_info, err_rules));
 }
 
-/* A phase rule naming a frame's source line ("    optimizer.step()") says
- * where that frame was: the frames below it, often cut from a paste, run
- * inside that phase. The line must follow its writer's last frame
- * directly. Returns whether the frame took the phase. */
-static bool source_line_phase(cp_incident *inc, stream_scan *st, int wi, const line_info *li)
+/* A phase rule for a frame's source line ("    optimizer.step()", rule
+ * key `under = frame`) says where that frame was: the frames below it,
+ * often cut from a paste, run inside that phase. The line must follow its
+ * writer's last frame directly; anywhere else it says nothing (an
+ * interleaved traceback's source line is not a phase banner). */
+static void source_line_phase(cp_incident *inc, stream_scan *st, int wi, const line_info *li)
 {
     for (int i = 0; i < MAX_OPEN; i++) {
         block *b = &st->open[i];
@@ -834,13 +838,12 @@ static bool source_line_phase(cp_incident *inc, stream_scan *st, int wi, const l
             continue;
         cp_stackframe *f = b->n_frames ? &b->frames[b->n_frames - 1] : NULL;
         if (!f || f->line + 1 != li->no)
-            return false;
+            return;
         const cp_rule *rules = inc->cat->rules;
-        if (f->phase_rule == UINT32_MAX || rules[li->phase_rule].weight > rules[f->phase_rule].weight)
-            f->phase_rule = li->phase_rule;
-        return true;
+        if (f->phase_rule == UINT32_MAX || rules[li->source_phase_rule].weight > rules[f->phase_rule].weight)
+            f->phase_rule = li->source_phase_rule;
+        return;   /* a writer has one open block */
     }
-    return false;
 }
 
 static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *li)
@@ -854,8 +857,10 @@ static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *
     }
     if (li->is_progress)
         writer_progress(st, wi, w, li);
-    if (li->phase_rule != UINT32_MAX && !li->is_frame && !source_line_phase(inc, st, wi, li))
+    if (li->phase_rule != UINT32_MAX && !li->is_frame)
         writer_phase(inc, st, w, li);
+    if (li->source_phase_rule != UINT32_MAX)
+        source_line_phase(inc, st, wi, li);
 }
 
 static void process_line(cp_incident *inc, stream_scan *st, const char *data, const cp_line_hits *h,
@@ -867,7 +872,7 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
     classify(inc, h, &li);
     bool in_event = li.is_frame || li.is_traceback || li.n_err > 0;
     li.progress_only = li.is_progress && !in_event && !li.is_identity && !li.is_context &&
-                       li.phase_rule == UINT32_MAX;
+                       li.phase_rule == UINT32_MAX && li.source_phase_rule == UINT32_MAX;
     /* the captures of every rule that hit the line (prepare.c); a line
      * that is only progress has none here: its step counts apart */
     if (!li.progress_only) {
