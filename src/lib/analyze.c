@@ -88,7 +88,8 @@ static bool is_root_candidate(const cp_incident *inc, const cp_event *e, bool al
 
 /* The earliest root, where roots within SKEW_MS of the earliest (clocks of
  * different hosts disagree that much) and roots without any time are
- * weighed against each other: the more specific rule wins. */
+ * weighed against each other: the more specific rule wins, and of equal
+ * ones without times in one log, the first printed. */
 static int pick_root(const cp_incident *inc)
 {
     for (int pass = 0; pass < 2; pass++) {
@@ -117,6 +118,9 @@ static int pick_root(const cp_incident *inc)
                 better = e->origin.time.ms < b->origin.time.ms;
             if (we == wb && timed(&e->origin.time) && !timed(&b->origin.time))
                 better = true;
+            /* events are in the order their blocks closed, not the log's */
+            if (we == wb && !timed(&e->origin.time) && !timed(&b->origin.time) && e->stream == b->stream)
+                better = e->line < b->line;
             if (better)
                 best = (int)i;
         }
@@ -461,7 +465,7 @@ static void fabric_concentration(cp_diagnosis *d, const cp_incident *inc)
         const cp_event *e = &inc->events[i];
         const cp_rule *r = rule_of(inc, e);
         const char *h = event_host(inc, e);
-        if (!r || r->kind != CP_KIND_NCCL_COMM_ERROR || e->in_table || !h[0])
+        if (!r || r->kind != CP_KIND_NCCL_COMM_ERROR || vague(inc, e) || e->in_table || !h[0])
             continue;
         size_t k = 0;
         while (k < n_hc && strcmp(hc[k].host, h) != 0)
@@ -514,16 +518,11 @@ static bool same_time(const cp_event *a, const cp_event *b)
     return timed(&a->origin.time) && timed(&b->origin.time) && a->origin.time.ms == b->origin.time.ms;
 }
 
-static bool kind_unknown(const cp_incident *inc, const cp_event *e)
-{
-    const cp_rule *r = rule_of(inc, e);
-    return !r || r->kind == CP_KIND_UNKNOWN;
-}
 
-/* How long after a line that names no kind ("Some NCCL operations have
- * failed or timed out", printed first since PyTorch 2.6) the same
- * writer's line that does may come, and speak for it; without times, how
- * many lines below it in the same log. */
+/* How long after a vague line (no kind: "Some NCCL operations have
+ * failed or timed out", printed first since PyTorch 2.6; or NCCL's trace
+ * of a failed call) the same writer's line that says more may come, and
+ * speak for it; without times, how many lines below it in the same log. */
 enum { BURST_MS = 1000, BURST_LINES = 8 };
 
 /* How far after `e` the event x comes: in ms when `e` has a time (x must
@@ -540,13 +539,14 @@ static int64_t after_in_burst(const cp_event *e, const cp_event *x)
     return (int64_t)(x->line - e->line);
 }
 
-/* The first event `want` accepts, whose rule names a kind, in the burst
- * after `e`: printed by `e`'s writer, or (without times, when that writer
- * names no rank) by any; `e` when none was. */
+/* For a vague `e`, the first event `want` accepts that is not vague, in
+ * the burst after `e`: printed by `e`'s writer, or (without times, when
+ * that writer names no rank) by any; `e` itself when none was, or when
+ * `e` is not vague. */
 static const cp_event *kind_in_burst(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
                                      int rank, const cp_event *e)
 {
-    if (!kind_unknown(inc, e))
+    if (!vague(inc, e))
         return e;
     bool any_writer = !timed(&e->origin.time) && (e->writer < 0 || inc->writers[e->writer].rank < 0);
     if (!any_writer && e->writer < 0)
@@ -556,7 +556,7 @@ static const cp_event *kind_in_burst(const cp_incident *inc, bool (*want)(const 
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *x = &inc->events[i];
         int64_t gap = after_in_burst(e, x);
-        if (gap < 0 || x->in_table || (!any_writer && x->writer != e->writer) || kind_unknown(inc, x) ||
+        if (gap < 0 || x->in_table || (!any_writer && x->writer != e->writer) || vague(inc, x) ||
             !want(inc, x, rank))
             continue;
         if (named == e || gap < nearest) {
@@ -569,8 +569,8 @@ static const cp_event *kind_in_burst(const cp_incident *inc, bool (*want)(const 
 
 /* The earliest event `want` accepts (untimed ones only when none is
  * timed, then in log order); of several printed in the same
- * millisecond, the most specific rule's; of a line that names no kind,
- * the line its writer printed right after it that does. Copies in a
+ * millisecond, the most specific rule's; of a vague line, the line its
+ * writer printed right after it that says more. Copies in a
  * failure table are left out. */
 static const cp_event *first_of(const cp_incident *inc, bool (*want)(const cp_incident *, const cp_event *, int),
                                 int rank)

@@ -40,6 +40,20 @@ static inline int weight_of(const cp_incident *inc, const cp_event *e)
     return r ? r->weight : 0;
 }
 
+/* A rule under this weight names an error only in general terms (NCCL's
+ * "file.cc:123 -> 2" trace of a failed call): a line that says more,
+ * printed right after it, speaks for it, and it counts as no fabric
+ * error (docs/rules.md). */
+enum { CP_VAGUE_WEIGHT = 10 };
+
+/* Whether the event's line says little of what failed: no kind, or a
+ * rule of the vague weights. */
+static inline bool vague(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    return !r || r->kind == CP_KIND_UNKNOWN || r->weight < CP_VAGUE_WEIGHT;
+}
+
 static inline int event_rank(const cp_incident *inc, const cp_event *e)
 {
     if (e->origin.rank >= 0)

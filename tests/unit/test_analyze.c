@@ -742,6 +742,40 @@ static void source_line_apart_from_its_frame_says_nothing(void **state)
     assert_int_equal(f->d.phase, CP_PHASE_BACKWARD);
 }
 
+/* NCCL's trace of a failed call ("init.cc:668 -> 2") is all rank 3
+ * printed, under mpirun --tag-output: it still names the rank, an NCCL
+ * failure, and (init.cc) the set-up. */
+static void nccl_return_code_trace_alone(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "mpi.log",
+                 "[1,3]<stdout>:node-b:1259:1489 [1] NCCL INFO include/net.h:29 -> 2\n"
+                 "[1,3]<stdout>:node-b:1259:1489 [1] NCCL INFO transport/net.cc:360 -> 2\n"
+                 "[1,3]<stdout>:node-b:1259:1489 [1] NCCL INFO init.cc:668 -> 2\n"
+                 "[1,2]<stdout>:node-b:1258:1486 [0] NCCL INFO Setting affinity for GPU 0 to 03ff,f0003fff\n"
+                 "[1,0]<stdout>:node-a:1248:1476 [0] NCCL INFO Ring 00 : 3 -> 0 [receive] via NET/IB/0\n");
+    assert_int_equal(f->d.first_rank, 3);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_string_equal(f->d.rule_id, "nccl.return_code_trace");
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+}
+
+/* The same trace with the WARN that says what failed a few lines below
+ * it: the WARN names the error. */
+static void nccl_return_code_trace_defers_to_its_warn(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "node.log",
+                 "node-a:183006:183220 [1] NCCL INFO misc/socket.cc:535 -> 6\n"
+                 "node-a:183006:183220 [1] NCCL INFO transport/net_socket.cc:368 -> 6\n"
+                 "node-a:183006:183220 [1] NCCL INFO proxy.cc:991 -> 6\n"
+                 "node-a:183006:183220 [1] proxy.cc:1119 NCCL WARN [Proxy Service 9] Failed to execute operation "
+                 "Connect from rank 9, retcode 6\n");
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_non_null(f->d.rule_id);
+    assert_string_not_equal(f->d.rule_id, "nccl.return_code_trace");
+}
+
 /* A peer that failed otherwise (here the collective its partner left) says
  * nothing of the root's phase. */
 static void no_phase_from_other_errors(void **state)
@@ -1560,6 +1594,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(phase_from_cut_off_traceback, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_a_frames_source_line, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(source_line_apart_from_its_frame_says_nothing, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nccl_return_code_trace_alone, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nccl_return_code_trace_defers_to_its_warn, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
