@@ -861,6 +861,47 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
                         "exception line, or raising an exception culprit does not know.");
 }
 
+static bool live_dump(const cp_incident *inc, const cp_event *e, int rank)
+{
+    (void)rank;
+    return e->rule == CP_RULE_STACK && e->n_frames > 0 && !raised_by(inc, e);
+}
+
+/* No error line, but a stack dump of a live process (faulthandler,
+ * py-spy): nobody dumps a process that runs well, so it is a hang, and
+ * the dump's frames say where. Which rank stalled first a dump does not
+ * say, even when only one rank was dumped (it may be one that waited). */
+static void verdict_from_live_dump(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
+{
+    d->failed = true;
+    d->hang = true;
+    d->confidence = 25;
+    conclude(d, inc, "engine.live_stack_dump");
+    d->owner = CP_OWNER_UNKNOWN;
+    d->phase = CP_PHASE_UNKNOWN;
+    const cp_event *shown = first;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        cp_phase p = live_dump(inc, e, -1) ? cp_phase_from_frames(inc, e) : CP_PHASE_NONE;
+        if (p != CP_PHASE_NONE) {
+            d->phase = p;
+            shown = e;
+            break;
+        }
+    }
+    const cp_stackframe *top = &shown->frames[0];   /* dumps list the innermost frame first */
+    d->signature = cp_strdup(top->text ? top->text : shown->text ? shown->text : "");
+    d->first_time = cp_format_time(inc, &shown->origin.time);
+    set_host(d, inc, shown);
+    add_evidence(d, inc, shown);
+    int rank = event_rank(inc, shown);
+    if (rank >= 0)
+        cp_diag_note(d, "No line names an error; rank %d's stack was dumped while it ran, at: %s", rank,
+                     d->signature);
+    else
+        cp_diag_note(d, "No line names an error; a process's stack was dumped while it ran, at: %s", d->signature);
+}
+
 /* Ranks stuck in a start-up barrier wait for the rank still setting up.
  * When no evidence named it and every rank that timed out is above 0,
  * that is rank 0, which does the set-up work first under
@@ -1175,11 +1216,13 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
     } else {
         cp_stall st;
         const cp_rule *raised = NULL;
-        const cp_event *cut = NULL;
+        const cp_event *cut = NULL, *dump = NULL;
         if (cp_suspect_stalled(inc, &st))
             verdict_from_stall(d, inc, &st);
         else if ((cut = first_cut_traceback(inc, &raised)))
             verdict_from_cut_traceback(d, inc, cut, raised);
+        else if ((dump = first_of(inc, live_dump, -1)))
+            verdict_from_live_dump(d, inc, dump);
     }
     if (d->failed) {
         rank_rows(d, inc);

@@ -765,9 +765,10 @@ static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const 
 static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
 {
     block *b = block_for(inc, st, writer, li->no);
-    /* A new traceback after a finished one is a new event, unless Python
-     * said the two are chained. */
-    if (li->starts_stack && b->n_cand > 0 && !b->chained && b->first_line != li->no) {
+    /* A new traceback after a finished one (or after frames: the next
+     * thread of a stack dump) is a new event, unless Python said the two
+     * are chained. */
+    if (li->starts_stack && (b->n_cand > 0 || b->n_frames > 0) && !b->chained && b->first_line != li->no) {
         finalize(inc, st, b, false);
         b = block_for(inc, st, writer, li->no);
     }

@@ -120,9 +120,10 @@ static void cut_traceback_is_a_failure(void **state)
     assert_true(note_has(d, "ends in rank 0's traceback", NULL));
 }
 
-/* A faulthandler dump the launcher's SIGTERM printed is where a live
- * process was, not an error it raised: alone, it is no failure. */
-static void dump_at_the_end_is_no_failure(void **state)
+/* A faulthandler dump is where a live process was, not an error it
+ * raised: it is no cut traceback. Alone, with no error anywhere, it was
+ * taken of a process that was stuck (a signal or a timer), a hang. */
+static void dump_at_the_end_is_a_hang_not_an_exception(void **state)
 {
     fixture *f = *state;
     diagnose_one(f, "rank_0.log",
@@ -130,7 +131,11 @@ static void dump_at_the_end_is_no_failure(void **state)
                  "Current thread 0x00007fb6064e4040 (most recent call first):\n"
                  "  File \"/home/ml/proj/train.py\", line 34 in forward\n"
                  "  File \"/home/ml/proj/train.py\", line 60 in <module>\n");
-    assert_false(f->d.failed);
+    assert_true(f->d.failed);
+    assert_true(f->d.hang);
+    assert_string_equal(f->d.rule_id, "engine.live_stack_dump");
+    assert_int_not_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_int_equal(f->d.phase, CP_PHASE_FORWARD);
 }
 
 /* A traceback whose stream goes on well past it (its exception line not
@@ -774,6 +779,32 @@ static void nccl_return_code_trace_defers_to_its_warn(void **state)
     assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
     assert_non_null(f->d.rule_id);
     assert_string_not_equal(f->d.rule_id, "nccl.return_code_trace");
+}
+
+/* Nothing but a faulthandler dump of a live process, two threads: a hang,
+ * and the thread whose frames name a phase (the second) says where. Which
+ * rank stalled first a dump does not say. */
+static void live_stack_dump_is_a_hang(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "dump.log",
+                 "[rank0]:Thread 0x00007f07a6ffd640 (most recent call first):\n"
+                 "[rank0]:  File \"/env/lib/python3.11/threading.py\", line 324 in wait\n"
+                 "[rank0]:  File \"/env/lib/python3.11/queue.py\", line 180 in get\n"
+                 "[rank0]:\n"
+                 "[rank0]:Current thread 0x00007f13c65f5400 (most recent call first):\n"
+                 "[rank0]:  File \"/env/lib/python3.11/site-packages/torch/cuda/streams.py\", line 95 in synchronize\n"
+                 "[rank0]:  File \"/env/lib/python3.11/site-packages/deepspeed/runtime/zero/stage3.py\", line 406 in "
+                 "fetch_sub_module\n"
+                 "[rank0]:  File \"/env/lib/python3.11/site-packages/torch/nn/modules/module.py\", line 881 in _call_impl\n");
+    assert_true(f->d.failed);
+    assert_true(f->d.hang);
+    assert_string_equal(f->d.rule_id, "engine.live_stack_dump");
+    assert_int_equal(f->d.kind, CP_KIND_UNKNOWN);
+    assert_int_equal(f->d.phase, CP_PHASE_FORWARD);
+    assert_int_equal(f->d.first_rank, -1);
+    assert_non_null(strstr(f->d.signature, "streams.py"));
+    assert_true(note_has(&f->d, "rank 0's stack was dumped while it ran", NULL));
 }
 
 /* A peer that failed otherwise (here the collective its partner left) says
@@ -1533,7 +1564,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(cut_traceback_is_a_failure, new_fixture, free_fixture),
-        cmocka_unit_test_setup_teardown(dump_at_the_end_is_no_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(dump_at_the_end_is_a_hang_not_an_exception, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
@@ -1596,6 +1627,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(source_line_apart_from_its_frame_says_nothing, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_return_code_trace_alone, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_return_code_trace_defers_to_its_warn, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(live_stack_dump_is_a_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
