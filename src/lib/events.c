@@ -379,16 +379,45 @@ static block *block_for(cp_incident *inc, stream_scan *st, int writer, uint64_t 
     return free_slot;
 }
 
+/* Whether another candidate of the block has candidate i's rule. */
+static bool has_twin(const block *b, int i)
+{
+    for (int k = 0; k < b->n_cand; k++)
+        if (k != i && b->cand[k].rule == b->cand[i].rule)
+            return true;
+    return false;
+}
+
+/* The slot a new candidate of `rule` takes in a full block, or -1. A
+ * repeated rule gives up its lightest, latest line first: every rule
+ * keeps a line, so four ranks' same RuntimeError, each also hit by
+ * conditional rules whose frames do not match, cannot push out the one
+ * rule that applies. Else the lightest candidate goes, if lighter. */
+static int slot_to_free(const block *b, const cp_catalog *cat, uint32_t rule)
+{
+    int twin = -1, lightest = 0;
+    bool present = false;
+    for (int i = 0; i < b->n_cand; i++) {
+        int w = cat->rules[b->cand[i].rule].weight;
+        present |= b->cand[i].rule == rule;
+        if (w < cat->rules[b->cand[lightest].rule].weight)
+            lightest = i;
+        if (has_twin(b, i) && (twin < 0 || w < cat->rules[b->cand[twin].rule].weight ||
+                               (w == cat->rules[b->cand[twin].rule].weight && b->cand[i].line > b->cand[twin].line)))
+            twin = i;
+    }
+    if (twin >= 0)
+        return twin;
+    if (present || cat->rules[b->cand[lightest].rule].weight >= cat->rules[rule].weight)
+        return -1;
+    return lightest;
+}
+
 static void add_candidate(block *b, const cp_catalog *cat, uint32_t rule, uint64_t line, const char *text)
 {
     int at = b->n_cand;
     if (at == MAX_CAND) {
-        /* keep the heavier rules when a block has very many error lines */
-        at = 0;
-        for (int i = 1; i < MAX_CAND; i++)
-            if (cat->rules[b->cand[i].rule].weight < cat->rules[b->cand[at].rule].weight)
-                at = i;
-        if (cat->rules[b->cand[at].rule].weight >= cat->rules[rule].weight)
+        if ((at = slot_to_free(b, cat, rule)) < 0)
             return;
         free(b->cand[at].text);
     } else {

@@ -807,6 +807,37 @@ static void live_stack_dump_is_a_hang(void **state)
     assert_true(note_has(&f->d, "rank 0's stack was dumped while it ran", NULL));
 }
 
+/* Four ranks print the same error in one block, each line also hit by
+ * conditional rules whose frames do not match (torch.load/save, the
+ * launcher, the loss scaler): the block's candidate slots fill up, and
+ * the one rule that applies, the lightest, must keep its place. */
+#define FOUR_TIMES(LINE) LINE LINE LINE LINE
+static void repeated_error_keeps_the_rule_that_applies(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "  File \"/env/lib/python3.10/site-packages/peft/tuners/lora/layer.py\", line 305, in forward\n"
+                 FOUR_TIMES("    result = self.base_layer(x, *args, **kwargs)\n"
+                            "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x0 and 4096x8)\n"));
+    assert_true(f->d.failed);
+    assert_string_equal(f->d.rule_id, "py.exception");
+    assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+}
+
+/* The same, with a rule that names the error: ZeRO-3's empty placeholder
+ * weight met by a LoRA merge. */
+static void zero3_placeholder_weight_in_a_lora_merge(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "  File \"/env/lib/python3.10/site-packages/peft/tuners/lora/layer.py\", line 305, in merge\n"
+                 FOUR_TIMES("    base_layer.weight.data += self.get_delta_weight(active_adapter)\n"
+                            "RuntimeError: The size of tensor a (0) must match the size of tensor b (4096) at "
+                            "non-singleton dimension 1\n"));
+    assert_string_equal(f->d.rule_id, "deepspeed.zero3_partitioned_weight");
+    assert_int_equal(f->d.kind, CP_KIND_ZERO3_PARAM_STATE);
+}
+
 /* A peer that failed otherwise (here the collective its partner left) says
  * nothing of the root's phase. */
 static void no_phase_from_other_errors(void **state)
@@ -1628,6 +1659,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(nccl_return_code_trace_alone, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_return_code_trace_defers_to_its_warn, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(live_stack_dump_is_a_hang, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(repeated_error_keeps_the_rule_that_applies, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(zero3_placeholder_weight_in_a_lora_merge, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
