@@ -930,6 +930,17 @@ static void phase_of_stall(cp_diagnosis *d, const cp_incident *inc)
         cp_diag_note(d, "The stall came after this phase line (%s): %s", cp_phase_name(p), w->phase_text);
 }
 
+/* The ranks that timed out agree where they waited (phases.c). */
+static void note_waiters(cp_diagnosis *d, cp_phase waited_in, int waiter)
+{
+    if (waiter >= 0)
+        cp_diag_note(d, "The ranks that timed out were waiting in %s (rank %d's traceback shows where).",
+                     cp_phase_name(waited_in), waiter);
+    else
+        cp_diag_note(d, "The ranks that timed out were waiting in %s (their tracebacks show where).",
+                     cp_phase_name(waited_in));
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -973,6 +984,8 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     }
     d->first_rank = choose_hang_rank(d, inc, &h, low, high, save_unattr);
     bool timeout_kind = d->kind == CP_KIND_NCCL_TIMEOUT || d->kind == CP_KIND_NONE;
+    int waiter;
+    cp_phase waited_in = cp_phase_of_waiters(inc, &waiter);
     if (h.ops.odd && d->first_rank == event_rank(inc, h.ops.odd) && timeout_kind) {
         conclude(d, inc, "engine.collective_out_of_step");
         add_evidence(d, inc, h.ops.odd);   /* the odd rank's own timeout */
@@ -982,6 +995,9 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     } else if ((h.saving >= 0 || h.save_near) && timeout_kind) {
         conclude(d, inc, "engine.checkpoint_stall");
         cp_diag_note(d, "The stall began at a checkpoint save: the ranks stopped right after its start.");
+    } else if (waited_in == CP_PHASE_CHECKPOINT_SAVE && timeout_kind) {
+        conclude(d, inc, "engine.checkpoint_stall");
+        note_waiters(d, waited_in, waiter);
     } else if (timeout_kind && cp_stall_at_startup(inc, &lowest)) {
         conclude(d, inc, "engine.startup_barrier");
         startup_rank(d, lowest);
@@ -1001,6 +1017,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     }
     if (d->phase == CP_PHASE_UNKNOWN)
         phase_of_stall(d, inc);
+    if (d->phase == CP_PHASE_UNKNOWN && waited_in != CP_PHASE_NONE) {
+        d->phase = waited_in;
+        note_waiters(d, waited_in, waiter);
+    }
     if (d->first_rank >= 0) {
         for (size_t i = 0; i < inc->n_writers; i++) {
             const cp_writer *w = &inc->writers[i];

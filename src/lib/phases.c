@@ -90,6 +90,27 @@ cp_phase cp_phase_before_stall(const cp_incident *inc, int rank, const cp_writer
     return best ? best->phase : CP_PHASE_NONE;
 }
 
+cp_phase cp_phase_of_waiters(const cp_incident *inc, int *rank)
+{
+    cp_phase agreed = CP_PHASE_NONE;
+    *rank = -1;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *r = rule_of(inc, e);
+        if (!r || r->kind != CP_KIND_NCCL_TIMEOUT || e->in_table || e->n_frames == 0)
+            continue;
+        /* a traceback that names no phase was waiting elsewhere (the
+         * rank that took another code path): no agreement */
+        cp_phase p = cp_phase_from_frames(inc, e);
+        if (p == CP_PHASE_NONE || (agreed != CP_PHASE_NONE && p != agreed))
+            return CP_PHASE_NONE;
+        agreed = p;
+        if (*rank < 0)
+            *rank = event_rank(inc, e);
+    }
+    return agreed;
+}
+
 /* The phase the frames of another stack of the same rank show (an error
  * line printed apart from its traceback: NCCL's WARN and the Python
  * traceback of the same process). */

@@ -838,6 +838,48 @@ static void zero3_placeholder_weight_in_a_lora_merge(void **state)
     assert_int_equal(f->d.kind, CP_KIND_ZERO3_PARAM_STATE);
 }
 
+/* Two ranks time out in a barrier inside save_checkpoint (torchtune's
+ * recipe, gloo): where the waiters waited is where the run stalled, a
+ * checkpoint save. */
+#define WAITER_IN_SAVE(R)                                                                                        \
+    "[rank" R "]: Traceback (most recent call last):\n"                                                           \
+    "[rank" R "]:   File \"/env/recipes/lora_finetune_distributed.py\", line 894, in train\n"                     \
+    "[rank" R "]:     self.save_checkpoint(epoch=curr_epoch)\n"                                                   \
+    "[rank" R "]:   File \"/env/recipes/lora_finetune_distributed.py\", line 745, in save_checkpoint\n"           \
+    "[rank" R "]:     torch.distributed.barrier()\n"                                                              \
+    "[rank" R "]:   File \"/env/torch/distributed/distributed_c10d.py\", line 4556, in barrier\n"                 \
+    "[rank" R "]:     work.wait()\n"                                                                              \
+    "[rank" R "]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out "    \
+    "waiting 1800000ms for recv operation to complete\n"
+
+static void waiters_in_a_save_make_a_checkpoint_stall(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", WAITER_IN_SAVE("2") WAITER_IN_SAVE("3"));
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_HANG);
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_true(note_has(&f->d, "were waiting in checkpoint_save", NULL));
+}
+
+/* One of them waits somewhere that names no phase: the waiters do not
+ * agree, and say nothing of the stall's phase. */
+static void waiters_that_disagree_say_nothing(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 WAITER_IN_SAVE("2")
+                 "[rank0]: Traceback (most recent call last):\n"
+                 "[rank0]:   File \"/w/train.py\", line 60, in main\n"
+                 "[rank0]:     dist.all_reduce(m)\n"
+                 "[rank0]:   File \"/env/torch/distributed/distributed_c10d.py\", line 1536, in all_reduce\n"
+                 "[rank0]:     work.wait()\n"
+                 "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out "
+                 "waiting 1800000ms for recv operation to complete\n");
+    assert_true(f->d.hang);
+    assert_false(note_has(&f->d, "were waiting in", NULL));
+}
+
 /* A peer that failed otherwise (here the collective its partner left) says
  * nothing of the root's phase. */
 static void no_phase_from_other_errors(void **state)
@@ -1661,6 +1703,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(live_stack_dump_is_a_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(repeated_error_keeps_the_rule_that_applies, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(zero3_placeholder_weight_in_a_lora_merge, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(waiters_in_a_save_make_a_checkpoint_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(waiters_that_disagree_say_nothing, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
