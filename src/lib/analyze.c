@@ -621,11 +621,14 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
 {
     if (h->culprit >= 0) {
         const char *how = cp_suspect_named_how(inc, h->culprit);
+        const cp_event *by = cp_suspect_named_by(inc, h->culprit);
         if (how)
             cp_diag_note(d, "Flight Recorder: %s.", how);
+        else if (by && by->text)
+            cp_diag_note(d, "The log names rank %d as the rank the others waited for: %s", h->culprit,
+                         by->text);
         else
-            cp_diag_note(d, "PyTorch's desync report names rank %d as the rank that never joined the collective.",
-                         h->culprit);
+            cp_diag_note(d, "The log names rank %d as the rank the others waited for.", h->culprit);
         d->confidence = 85;
         return h->culprit;
     }

@@ -85,6 +85,8 @@ int cp_suspect_named(const cp_incident *inc);
 /* The `how` capture of the strongest report naming `rank` (a Flight
  * Recorder finding says how it knows), or NULL. */
 const char *cp_suspect_named_how(const cp_incident *inc, int rank);
+/* The strongest event naming `rank` (a culprit_rank capture), or NULL. */
+const cp_event *cp_suspect_named_by(const cp_incident *inc, int rank);
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high);
 /* What the ranks' timed-out collectives (nccl_timeout events' optype)
  * say, when they all stopped at the same sequence number (or name none):

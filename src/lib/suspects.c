@@ -55,6 +55,17 @@ const char *cp_suspect_named_how(const cp_incident *inc, int rank)
     return how;
 }
 
+const cp_event *cp_suspect_named_by(const cp_incident *inc, int rank)
+{
+    const cp_event *by = NULL;
+    for (size_t i = 0; i < inc->n_events && rank >= 0; i++) {
+        const cp_event *e = &inc->events[i];
+        if (!e->in_table && cap_i64(&e->caps, "culprit_rank", -1) == rank && (!by || votes_of(e) > votes_of(by)))
+            by = e;
+    }
+    return by;
+}
+
 /* The rank whose last enqueued (or timed-out) collective is behind all
  * others never reached the collective the others wait in. */
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
