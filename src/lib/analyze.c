@@ -236,10 +236,23 @@ static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
 /* The one rank the input names at all (a writer's, or a line's subject:
  * torchrun's "failed ... local_rank: 0"), into d->first_rank with a note;
  * false when none or several are named. */
+/* Whether the rank timed out in a collective: it waited for another. */
+static bool rank_timed_out(const cp_incident *inc, int rank)
+{
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_rule *r = rule_of(inc, &inc->events[i]);
+        if (r && r->kind == CP_KIND_NCCL_TIMEOUT && event_rank(inc, &inc->events[i]) == rank)
+            return true;
+    }
+    return false;
+}
+
+/* A rankless error, and one rank named anywhere: that rank raised it,
+ * unless it is named only as a rank that timed out waiting for another. */
 static bool only_named_rank(cp_diagnosis *d, const cp_incident *inc)
 {
     int r = cp_single_known_rank(inc);
-    if (r < 0)
+    if (r < 0 || rank_timed_out(inc, r))
         return false;
     d->first_rank = r;
     cp_diag_note(d, "The error carries no rank; rank %d is the only rank the input names, so it is taken as the "
@@ -1007,7 +1020,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     } else if (d->first_rank >= 0 && timeout_kind) {
         conclude(d, inc, "engine.stalled_rank");
     }
-    if (d->kind == CP_KIND_NONE) /* a report naming a rank, without its own kind */
+    /* a report naming a rank without a kind of its own, or a line that
+     * names none ("taking the process down") in a stall: the ranks waited
+     * out a collective */
+    if (d->kind == CP_KIND_NONE || d->kind == CP_KIND_UNKNOWN)
         d->kind = CP_KIND_NCCL_TIMEOUT;
     const cp_event *stack = cp_stack_of_rank(inc, d->first_rank);
     if (stack) {

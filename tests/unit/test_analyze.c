@@ -880,6 +880,33 @@ static void waiters_that_disagree_say_nothing(void **state)
     assert_false(note_has(&f->d, "were waiting in", NULL));
 }
 
+/* A rankless OOM and one rank named only by its watchdog timeout (cut
+ * by a search window): that rank waited for another, it did not raise. */
+static void only_named_rank_that_timed_out_did_not_raise(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "paste.log",
+                 "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 564.00 MiB. GPU 1 has a total "
+                 "capacty of 22.20 GiB of which 203.12 MiB is free.\n"
+                 "[E ProcessGroupNCCL.cpp:456] [Rank 3] Watchdog caught collective ope\n");
+    assert_int_equal(f->d.kind, CP_KIND_CUDA_OOM);
+    assert_int_equal(f->d.first_rank, -1);
+}
+
+/* Ray's report of a dead worker is a consequence; the watchdog timeout
+ * of a rank inside the actor says the run stalled. */
+static void ray_worker_death_is_a_consequence(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "driver.log",
+                 "(WorkerDict pid=1009101) [rank4]:[E519 04:35:55.111951168 ProcessGroupNCCL.cpp:629] [Rank 4] "
+                 "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, "
+                 "NumelOut=1, Timeout(ms)=600000) ran for 600015 milliseconds before timing out.\n"
+                 "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+}
+
 /* A peer that failed otherwise (here the collective its partner left) says
  * nothing of the root's phase. */
 static void no_phase_from_other_errors(void **state)
@@ -1705,6 +1732,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(zero3_placeholder_weight_in_a_lora_merge, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(waiters_in_a_save_make_a_checkpoint_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(waiters_that_disagree_say_nothing, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(only_named_rank_that_timed_out_did_not_raise, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(ray_worker_death_is_a_consequence, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
