@@ -791,6 +791,33 @@ static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const 
     w->phase_text = li->display ? cp_strdup(li->display) : NULL;
 }
 
+/* The phase rule of a frame line. The phase hints are written for
+ * Python's traceback form; a frame printed otherwise (py-spy's
+ * "    backward (torch/_tensor.py:522)") is matched again in that form,
+ * made of its captures. */
+static uint32_t frame_phase_rule(cp_incident *inc, const line_info *li)
+{
+    const char *file = cp_captures_get(&li->caps, "file");
+    const char *func = cp_captures_get(&li->caps, "func");
+    const char *line = cp_captures_get(&li->caps, "line");
+    if (li->phase_rule != UINT32_MAX || !file || !func || !line || !inc->matcher ||
+        memmem(li->text, li->len, "File \"", 6))
+        return li->phase_rule;
+    char as_python[512];
+    int n = snprintf(as_python, sizeof as_python, "  File \"%s\", line %s, in %s", file, line, func);
+    cp_line_hits h;
+    if (n <= 0 || (size_t)n >= sizeof as_python || cp_matcher_line(inc->matcher, as_python, (size_t)n, &h) != 0)
+        return li->phase_rule;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < h.n_rules; i++) {
+        const cp_rule *r = &inc->cat->rules[h.rules[i]];
+        if (r->role == CP_ROLE_PHASE && !r->under_frame &&
+            (best == UINT32_MAX || r->weight > inc->cat->rules[best].weight))
+            best = h.rules[i];
+    }
+    return best;
+}
+
 static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
 {
     block *b = block_for(inc, st, writer, li->no);
@@ -834,8 +861,8 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (li->is_traceback)
         b->has_traceback = true;
     if (li->is_frame)
-        add_frame(b, &li->caps, li->phase_rule, cp_matcher_is_library(inc->matcher, cp_captures_get(&li->caps, "file")),
-                  li->display, li->no);
+        add_frame(b, &li->caps, frame_phase_rule(inc, li),
+                  cp_matcher_is_library(inc->matcher, cp_captures_get(&li->caps, "file")), li->display, li->no);
     for (uint32_t i = 0; i < li->n_err; i++)
         add_candidate(b, inc->cat, li->err_rules[i], li->no, li->display);
     merge_caps(&b->caps, &li->caps);

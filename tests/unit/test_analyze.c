@@ -907,6 +907,22 @@ static void ray_worker_death_is_a_consequence(void **state)
     assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
 }
 
+/* A py-spy dump (a decimal thread id, as some releases print it): its
+ * frames are not in Python's traceback form, and still name the phase. */
+static void pyspy_dump_frames_name_the_phase(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "pyspy.txt",
+                 "Thread 42 (idle): \"MainThread\"\n"
+                 "    backward (torch/autograd/__init__.py:266)\n"
+                 "    backward (torch/_tensor.py:522)\n"
+                 "    backward (deepspeed/runtime/zero/stage3.py:2213)\n"
+                 "    training_loop (scripts/fine_tune.py:410)\n");
+    assert_true(f->d.hang);
+    assert_string_equal(f->d.rule_id, "engine.live_stack_dump");
+    assert_int_equal(f->d.phase, CP_PHASE_BACKWARD);
+}
+
 /* A peer that failed otherwise (here the collective its partner left) says
  * nothing of the root's phase. */
 static void no_phase_from_other_errors(void **state)
@@ -1734,6 +1750,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(waiters_that_disagree_say_nothing, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(only_named_rank_that_timed_out_did_not_raise, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(ray_worker_death_is_a_consequence, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(pyspy_dump_frames_name_the_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
