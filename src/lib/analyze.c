@@ -946,6 +946,34 @@ static void phase_of_stall(cp_diagnosis *d, const cp_incident *inc)
         cp_diag_note(d, "The stall came after this phase line (%s): %s", cp_phase_name(p), w->phase_text);
 }
 
+/* Only an interrupt by hand (the `interrupted` capture: Ctrl-C,
+ * KeyboardInterrupt) and nothing raised before it: a run stopped by hand
+ * had, as a rule, stopped making progress. Where the interrupt found the
+ * ranks says where; inside a checkpoint save it is a stalled save. */
+static void verdict_from_interrupt(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
+{
+    d->hang = true;
+    d->confidence = 35;
+    conclude(d, inc, "engine.interrupted");
+    d->owner = CP_OWNER_UNKNOWN;
+    d->phase = cp_phase_of_event(inc, first);
+    const cp_writer *w = NULL;
+    if (d->phase == CP_PHASE_UNKNOWN) {
+        cp_phase p = cp_phase_before_stall(inc, -1, &w);
+        if (p != CP_PHASE_NONE)
+            d->phase = p;
+    }
+    if (d->phase == CP_PHASE_CHECKPOINT_SAVE) {
+        d->kind = CP_KIND_CHECKPOINT_HANG;
+        cp_diag_note(d, "The run was stopped by hand inside a checkpoint save: the save had stalled.");
+    } else {
+        cp_diag_note(d, "The run was stopped by hand (Ctrl-C) with no error before it: it had, as a rule, stopped "
+                        "making progress.");
+    }
+    if (w && w->phase_text)
+        cp_diag_note(d, "The last phase line before it: %s", w->phase_text);
+}
+
 /* The ranks that timed out agree where they waited (phases.c). */
 static void note_waiters(cp_diagnosis *d, cp_phase waited_in, int waiter)
 {
@@ -975,6 +1003,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     d->signature = cp_strdup(first->text ? first->text : "");
     d->first_time = cp_format_time(inc, &first->origin.time);
     add_evidence(d, inc, first);
+    if (!d->hang && cp_capset_get(&first->caps, "interrupted")) {
+        verdict_from_interrupt(d, inc, first);
+        return;
+    }
     if (!d->hang) {
         int quiet = cp_suspect_silent(inc, false);
         if (quiet >= 0) {

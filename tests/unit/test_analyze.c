@@ -923,6 +923,37 @@ static void pyspy_dump_frames_name_the_phase(void **state)
     assert_int_equal(f->d.phase, CP_PHASE_BACKWARD);
 }
 
+/* Ctrl-C after a save began, and no error before it: the save stalled
+ * and somebody stopped the run by hand. */
+static void interrupt_inside_a_save_is_a_stalled_save(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[INFO|trainer.py:1836] 2024-05-26 14:56:06,884 >> Epoch: [0],Step [4/5]\n"
+                 "[INFO|trainer.py:2915] 2024-05-26 14:56:22,776 >> Saving model checkpoint to out/tmp-checkpoint-5\n"
+                 "^C[2024-05-26 15:06:40,046] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 22523\n");
+    assert_true(f->d.hang);
+    assert_string_equal(f->d.rule_id, "engine.interrupted");
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_HANG);
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_SAVE);
+}
+
+/* A KeyboardInterrupt after a real error says nothing: the error is the
+ * failure. */
+static void interrupt_after_an_error_is_no_hang(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"/w/train.py\", line 9, in <module>\n"
+                 "ValueError: bad batch\n"
+                 "Traceback (most recent call last):\n"
+                 "  File \"/env/torch/distributed/run.py\", line 905, in run\n"
+                 "KeyboardInterrupt\n");
+    assert_false(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+}
+
 /* A peer that failed otherwise (here the collective its partner left) says
  * nothing of the root's phase. */
 static void no_phase_from_other_errors(void **state)
@@ -1751,6 +1782,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(only_named_rank_that_timed_out_did_not_raise, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(ray_worker_death_is_a_consequence, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(pyspy_dump_frames_name_the_phase, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(interrupt_inside_a_save_is_a_stalled_save, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(interrupt_after_an_error_is_no_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
