@@ -1027,6 +1027,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         if (d->first_rank < 0 && only_named_rank(d, inc))
             d->confidence -= 10;
         d->phase = cp_phase_of_event(inc, first);
+        /* a consequence's frames are not the cause's: only an owner the
+         * rule states (the launcher's SIGKILL: infrastructure) stands */
+        if (r->owner != CP_OWNER_AUTO)
+            d->owner = r->owner;
         set_host(d, inc, first);
         return;
     }
