@@ -877,10 +877,19 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
                         "exception line, or raising an exception culprit does not know.");
 }
 
+/* A stack of Python frames (a file each), not a C++ exception's. */
+static bool python_frames(const cp_event *e)
+{
+    for (size_t i = 0; i < e->n_frames; i++)
+        if (e->frames[i].file)
+            return true;
+    return false;
+}
+
 static bool live_dump(const cp_incident *inc, const cp_event *e, int rank)
 {
     (void)rank;
-    return e->rule == CP_RULE_STACK && e->n_frames > 0 && !raised_by(inc, e);
+    return e->rule == CP_RULE_STACK && python_frames(e) && !raised_by(inc, e);
 }
 
 /* No error line, but a stack dump of a live process (faulthandler,

@@ -954,6 +954,25 @@ static void interrupt_after_an_error_is_no_hang(void **state)
     assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
 }
 
+/* An uncaught C++ exception's stack is no dump of a live process: the
+ * process aborted, it did not hang. */
+static void cpp_exception_stack_is_no_live_dump(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "terminate called after throwing an instance of 'c10::Error'\n"
+                 "  what():  Trying to free a pointer not allocated here\n"
+                 "Exception raised from raw_delete at /pytorch/torch/csrc/cuda/CUDAPluggableAllocator.cpp:151 (most "
+                 "recent call first):\n"
+                 "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f5b3792f1b6 in "
+                 "/env/torch/lib/libc10.so)\n"
+                 "frame #1: c10::detail::torchCheckFail(char const*, char const*, unsigned int, char const*) + 0x68 "
+                 "(0x7f5b378d8a76 in /env/torch/lib/libc10.so)\n");
+    assert_true(f->d.failed);
+    assert_false(f->d.hang);
+    assert_string_equal(f->d.rule_id, "cpp.terminate");
+}
+
 /* A peer that failed otherwise (here the collective its partner left) says
  * nothing of the root's phase. */
 static void no_phase_from_other_errors(void **state)
@@ -1784,6 +1803,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(pyspy_dump_frames_name_the_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(interrupt_inside_a_save_is_a_stalled_save, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(interrupt_after_an_error_is_no_hang, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(cpp_exception_stack_is_no_live_dump, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
