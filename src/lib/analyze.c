@@ -233,9 +233,6 @@ static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
     snprintf(d->host, sizeof d->host, "%s", h);
 }
 
-/* The one rank the input names at all (a writer's, or a line's subject:
- * torchrun's "failed ... local_rank: 0"), into d->first_rank with a note;
- * false when none or several are named. */
 /* Whether the rank timed out in a collective: it waited for another. */
 static bool rank_timed_out(const cp_incident *inc, int rank)
 {
@@ -247,8 +244,10 @@ static bool rank_timed_out(const cp_incident *inc, int rank)
     return false;
 }
 
-/* A rankless error, and one rank named anywhere: that rank raised it,
- * unless it is named only as a rank that timed out waiting for another. */
+/* A rankless error, and one rank the input names at all (a writer's, or a
+ * line's subject: torchrun's "failed ... local_rank: 0"): that rank raised
+ * it, unless it timed out waiting for another. Into d->first_rank with a
+ * note; false when none or several are named, or that one timed out. */
 static bool only_named_rank(cp_diagnosis *d, const cp_incident *inc)
 {
     int r = cp_single_known_rank(inc);
@@ -530,7 +529,6 @@ static bool same_time(const cp_event *a, const cp_event *b)
 {
     return timed(&a->origin.time) && timed(&b->origin.time) && a->origin.time.ms == b->origin.time.ms;
 }
-
 
 /* How long after a vague line (no kind: "Some NCCL operations have
  * failed or timed out", printed first since PyTorch 2.6; or NCCL's trace
@@ -1012,11 +1010,11 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     d->signature = cp_strdup(first->text ? first->text : "");
     d->first_time = cp_format_time(inc, &first->origin.time);
     add_evidence(d, inc, first);
-    if (!d->hang && cp_capset_get(&first->caps, "interrupted")) {
-        verdict_from_interrupt(d, inc, first);
-        return;
-    }
     if (!d->hang) {
+        if (cp_capset_get(&first->caps, "interrupted")) {
+            verdict_from_interrupt(d, inc, first);
+            return;
+        }
         int quiet = cp_suspect_silent(inc, false);
         if (quiet >= 0) {
             d->first_rank = quiet;

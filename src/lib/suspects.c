@@ -40,30 +40,31 @@ int cp_suspect_named(const cp_incident *inc)
     return best_votes > second ? best : -1;
 }
 
-const char *cp_suspect_named_how(const cp_incident *inc, int rank)
-{
-    const char *how = NULL;
-    int best = 0;
-    for (size_t i = 0; i < inc->n_events && rank >= 0; i++) {
-        const cp_event *e = &inc->events[i];
-        const char *h = cp_capset_get(&e->caps, "how");
-        if (h && !e->in_table && cap_i64(&e->caps, "culprit_rank", -1) == rank && votes_of(e) > best) {
-            how = h;
-            best = votes_of(e);
-        }
-    }
-    return how;
-}
-
-const cp_event *cp_suspect_named_by(const cp_incident *inc, int rank)
+/* The strongest event naming `rank` (of those with a `how` capture when
+ * `with_how`), or NULL. */
+static const cp_event *strongest_naming(const cp_incident *inc, int rank, bool with_how)
 {
     const cp_event *by = NULL;
     for (size_t i = 0; i < inc->n_events && rank >= 0; i++) {
         const cp_event *e = &inc->events[i];
-        if (!e->in_table && cap_i64(&e->caps, "culprit_rank", -1) == rank && (!by || votes_of(e) > votes_of(by)))
+        if (e->in_table || cap_i64(&e->caps, "culprit_rank", -1) != rank ||
+            (with_how && !cp_capset_get(&e->caps, "how")))
+            continue;
+        if (!by || votes_of(e) > votes_of(by))
             by = e;
     }
     return by;
+}
+
+const char *cp_suspect_named_how(const cp_incident *inc, int rank)
+{
+    const cp_event *by = strongest_naming(inc, rank, true);
+    return by ? cp_capset_get(&by->caps, "how") : NULL;
+}
+
+const cp_event *cp_suspect_named_by(const cp_incident *inc, int rank)
+{
+    return strongest_naming(inc, rank, false);
 }
 
 /* The rank whose last enqueued (or timed-out) collective is behind all
