@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "hs_target.h"
 
 enum { MAX_DB_BYTES = 256 << 20 };
 
@@ -36,6 +37,9 @@ void cp_dbkey_init(cp_dbkey *k)
     add_bytes(k, "culprit-db-1 ", 13);
     add_bytes(k, CULPRIT_VERSION, strlen(CULPRIT_VERSION));
     add_bytes(k, v, strlen(v));
+    /* a database compiled for the host is not the SSE4.2 one (hs_target.h) */
+    const char *t = cp_hs_target_name();
+    add_bytes(k, t, strlen(t) + 1);
 }
 
 void cp_dbkey_add(cp_dbkey *k, const char *expr, unsigned flags, unsigned id)

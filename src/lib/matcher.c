@@ -3,6 +3,7 @@
 #include <hs.h>
 
 #include "dbcache.h"
+#include "hs_target.h"
 #include "util/buf.h"
 #include "util/nlmap.h"
 #include "util/strutil.h"
@@ -37,6 +38,7 @@ struct cp_scanner {
 struct cp_matcher {
     const cp_catalog *cat;
     hs_database_t *db;
+    cp_hs_scan_fn scan;        /* hs_scan, or the build hs_target.h picks */
     cp_scanner *own;           /* the scanner of cp_matcher_scan */
     uint32_t *hs_rule;         /* vectorscan expression id -> rule index */
     size_t n_hs;               /* `scan` of the rules that have one, else `match` */
@@ -235,7 +237,7 @@ static int compile_hs(cp_matcher *m, char *error, size_t error_len)
         cp_dbkey_add(&key, exprs[i], flags[i], ids[i]);
     if (!(m->db = cp_dbcache_load(&key))) {
         hs_compile_error_t *err = NULL;
-        if (hs_compile_multi((const char *const *)exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &m->db,
+        if (hs_compile_multi((const char *const *)exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, cp_hs_platform(), &m->db,
                              &err) != HS_SUCCESS) {
             name_bad_pattern(m, err ? err->expression : -1, err ? err->message : "?", error, error_len);
             hs_free_compile_error(err);
@@ -292,6 +294,7 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     if (!m)
         return -1;
     m->cat = cat;
+    m->scan = cp_hs_scan_routine();
     m->n_patterns = count_patterns(cat);
     m->n_hs = count_hs(cat);
     m->hs_rule = calloc(m->n_hs, sizeof *m->hs_rule);
@@ -582,7 +585,7 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, const cp_nlmap 
         newlines = &m->newlines;
     }
     m->map = newlines;
-    hs_error_t e = hs_scan(m->m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
+    hs_error_t e = m->m->scan(m->m->db, data, (unsigned)len, 0, m->scratch, on_match, m);
     if (e != HS_SUCCESS && e != HS_SCAN_TERMINATED)
         return -1;
     /* vectorscan reports in end order almost always; sort only if not */
