@@ -37,6 +37,8 @@ typedef struct cp_reader_opts {
                                  compressed file (default 64 GiB); the rest is skipped with a warning */
     double max_ratio;         /* decompression ratio above which an archive member is abandoned
                                  as a bomb (default 1000); 0 = no limit */
+    size_t map_min;           /* smaller files are read, larger ones mapped (default
+                                 1 MiB, at least 64 KiB); see worth_mapping */
     bool no_map;              /* read every file, map none (for tests and comparisons) */
 } cp_reader_opts;
 

@@ -28,8 +28,8 @@ enum {
     MAX_NEST = 3,           /* archive inside archive inside archive */
     MSG_SIZE = 512,
     CHUNKS_PER_FILE = 8,    /* a file is cut into at least this many chunks (chunk_cap) */
-    MAP_MIN = HEAD_SIZE,    /* smaller files are read: one read() costs less
-                               than a mapping's setup and teardown */
+    MAP_MIN = HEAD_SIZE,    /* the least map_min: a mapped file is judged on its
+                               head block like any other */
     MAP_SETTLED_S = 5,      /* files modified more recently are read (see
                                worth_mapping) */
 };
