@@ -145,6 +145,10 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
         r->cut = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
         return 0;
     }
+    if (strcmp(key, "alone") == 0) {
+        r->alone = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        return 0;
+    }
     if (strcmp(key, "under") == 0) {
         if (strcmp(val, "frame") != 0)
             return fail(c, file, line, "under must be frame, not '%s'", val);
@@ -237,6 +241,8 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
     }
     if (r->cut && (r->role != CP_ROLE_ROOT || r->n_if_frame == 0))
         return fail(c, r->file, r->line, "rule '%s': cut needs role root and an if_frame", r->id);
+    if (r->alone && r->role != CP_ROLE_ROOT && r->role != CP_ROLE_CASCADE)
+        return fail(c, r->file, r->line, "rule '%s': alone needs role root or cascade", r->id);
     if (r->under_frame && (r->role != CP_ROLE_PHASE || r->state != CP_STATE_NONE))
         return fail(c, r->file, r->line, "rule '%s': under = frame needs role phase and no state", r->id);
     return 0;

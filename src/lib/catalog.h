@@ -44,6 +44,10 @@ typedef struct cp_rule {
     bool under_frame;    /* a phase rule for a frame's source line: it counts
                             only right under a frame, and gives that frame
                             its phase */
+    bool alone;          /* a line that reports on another process (a
+                            launcher's "failed (exitcode: 1) local_rank: 0"):
+                            it starts an event of its own, never joins the
+                            error above it */
     char *title, *means, *action;
     char *file;          /* where it was defined */
     int line;

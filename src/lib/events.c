@@ -818,6 +818,17 @@ static uint32_t frame_phase_rule(cp_incident *inc, const line_info *li)
     return best;
 }
 
+/* Whether a rule with `alone` names the line: a report about another
+ * process, which a progress bar glued in front of it (a paste that lost
+ * the carriage returns) must not make part of the traceback above. */
+static bool reports_another(const cp_catalog *cat, const line_info *li)
+{
+    for (uint32_t i = 0; i < li->n_err; i++)
+        if (cat->rules[li->err_rules[i]].alone)
+            return true;
+    return false;
+}
+
 static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
 {
     block *b = block_for(inc, st, writer, li->no);
@@ -830,9 +841,11 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     }
     /* A line with a logging header of its own is a new record, not part
      * of the error above it, unless it is a frame or traceback line (some
-     * loggers stamp every line of a traceback). */
+     * loggers stamp every line of a traceback); so is a report about
+     * another process. */
     bool own_header = li->origin.level != 0 || li->has_own_time;
-    if (own_header && !li->is_frame && !li->is_traceback && b->n_cand > 0 && b->first_line != li->no) {
+    if ((own_header || reports_another(inc->cat, li)) && !li->is_frame && !li->is_traceback && b->n_cand > 0 &&
+        b->first_line != li->no) {
         finalize(inc, st, b, false);
         b = block_for(inc, st, writer, li->no);
     }

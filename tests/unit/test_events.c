@@ -568,6 +568,72 @@ static void own_header_starts_new_event(void **state)
     assert_true(b->origin.time.ms > a->origin.time.ms);
 }
 
+/* torchrun's agent reports a worker's exit right after that worker's
+ * traceback; a progress bar glued in front of the report (the paste lost
+ * its carriage return) hides the agent's logging header. The report is
+ * still an event of its own, so the exception names the worker's. */
+static const char glued_report_text[] =
+    "Traceback (most recent call last):\n"                                                       /* 1 */
+    "  File \"/workspace/trainer.py\", line 88, in train\n"                                       /* 2 */
+    "    p_mask = batch[\"attention_mask\"]\n"                                                    /* 3 */
+    "KeyError: 'attention_mask'\n"                                                                /* 4 */
+    "steps:   0%|          | 0/186 [00:00<?, ?it/s]ERROR:torch.distributed.elastic.multiprocessing.api:failed "
+    "(exitcode: 1) local_rank: 0 (pid: 76781) of binary: /opt/conda/bin/python\n";               /* 5 */
+
+static void launcher_report_is_its_own_event(void **state)
+{
+    cp_incident *inc = *state;
+    scan_one(inc, "train.log", glued_report_text);
+    assert_int_equal(inc->n_events, 2);
+    assert_int_equal(event_at(inc, 0, 4)->rule, rule("py.exception"));
+    assert_int_equal(event_at(inc, 0, 4)->n_frames, 1);
+    const cp_event *report = event_at(inc, 0, 5);
+    assert_int_equal(report->rule, rule("launcher.worker_failed"));
+    assert_string_equal(cp_capset_get(&report->caps, "local_rank"), "0");
+}
+
+/* rich's traceback box (Lightning, accelerate): frames, source lines with
+ * a marker, and the exception under the box are one event. */
+static const char rich_traceback_text[] =
+    "╭───────────────────── Traceback (most recent call last) ──────────────────────╮\n"  /* 1 */
+    "│ /home/ml/proj/train.py:88 in main                                            │\n"  /* 2 */
+    "│                                                                              │\n"  /* 3 */
+    "│   85 │   for batch_id, batch in enumerate(loader):                           │\n"  /* 4 */
+    "│   86 │   │   loss = model(**batch).loss                                      │\n"  /* 5 */
+    "│   87 │   │   accelerator.backward(loss)                                      │\n"  /* 6 */
+    "│ ❱ 88 │   │   optimizer.step()                                                │\n"  /* 7 */
+    "│   89 │   │   optimizer.zero_grad()                                           │\n"  /* 8 */
+    "│   90 │   │   lr_scheduler.step()                                             │\n"  /* 9 */
+    "│   91                                                                         │\n"  /* 10 */
+    "│                                                                              │\n"  /* 11 */
+    "│ /usr/local/lib/python3.10/dist-packages/torch/optim/adamw.py:187 in step     │\n"  /* 12 */
+    "│                                                                              │\n"  /* 13 */
+    "│   184 │   │   │   │   state_steps,                                           │\n"  /* 14 */
+    "│   185 │   │   │   )                                                          │\n"  /* 15 */
+    "│   186 │   │                                                                  │\n"  /* 16 */
+    "│ ❱ 187 │   │   adamw(                                                         │\n"  /* 17 */
+    "│   188 │   │   │   params_with_grad,                                          │\n"  /* 18 */
+    "│   189 │   │   │   grads,                                                     │\n"  /* 19 */
+    "│   190 │   │   │   exp_avgs,                                                  │\n"  /* 20 */
+    "╰──────────────────────────────────────────────────────────────────────────────╯\n"  /* 21 */
+    "RuntimeError: The size of tensor a (4096) must match the size of tensor b (1024)\n"; /* 22 */
+
+static void rich_traceback_is_one_event(void **state)
+{
+    cp_incident *inc = *state;
+    scan_one(inc, "train.log", rich_traceback_text);
+    assert_int_equal(inc->n_events, 1);
+    const cp_event *e = event_at(inc, 0, 22);
+    assert_int_equal(e->rule, rule("py.exception"));
+    assert_true(e->has_traceback);
+    assert_int_equal(e->n_frames, 2);
+    assert_string_equal(e->frames[0].file, "/home/ml/proj/train.py");
+    assert_string_equal(e->frames[0].func, "main");
+    assert_string_equal(e->frames[1].func, "step");
+    /* the phase hints read rich's frames as Python's */
+    assert_int_equal(e->frames[1].phase_rule, rule("hint.optimizer_step"));
+}
+
 /* ---- time back-fill ----------------------------------------------------- */
 
 static const char untimed_then_timed_text[] =
@@ -1078,6 +1144,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(traceback_under_progress_line_has_no_rank, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(faulthandler_after_sigterm_belongs_to_pid, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(own_header_starts_new_event, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(launcher_report_is_its_own_event, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(rich_traceback_is_one_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(untimed_event_takes_next_time, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(closed_untimed_event_takes_next_time, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(untimed_event_takes_earlier_time, new_incident, free_incident),
