@@ -460,8 +460,12 @@ static void note_app_xid(cp_diagnosis *d, const cp_incident *inc, const cp_event
     add_evidence(d, inc, x);
 }
 
-/* Fabric errors (NET/IB completions, sockets closed) that concentrate on
- * one host point at that host's link rather than at the program. */
+/* Fabric errors that concentrate on one host point at that host's link
+ * rather than at the program. A fabric error is a communication error
+ * whose rule blames the infrastructure (NET/IB completions, resets,
+ * failed connects): NCCL's CUDA failures inside its transports, a proxy
+ * giving up or a peer closing its socket say nothing about this host's
+ * link. */
 enum { FABRIC_MIN = 3 };
 
 typedef struct host_count {
@@ -477,7 +481,8 @@ static void fabric_concentration(cp_diagnosis *d, const cp_incident *inc)
         const cp_event *e = &inc->events[i];
         const cp_rule *r = rule_of(inc, e);
         const char *h = event_host(inc, e);
-        if (!r || r->kind != CP_KIND_NCCL_COMM_ERROR || vague(inc, e) || e->in_table || !h[0])
+        if (!r || r->kind != CP_KIND_NCCL_COMM_ERROR || r->owner != CP_OWNER_INFRASTRUCTURE || vague(inc, e) ||
+            e->in_table || !h[0])
             continue;
         size_t k = 0;
         while (k < n_hc && strcmp(hc[k].host, h) != 0)

@@ -842,10 +842,10 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     /* A line with a logging header of its own is a new record, not part
      * of the error above it, unless it is a frame or traceback line (some
      * loggers stamp every line of a traceback); so is a report about
-     * another process. */
+     * another process, except as a field of torchrun's failure table. */
     bool own_header = li->origin.level != 0 || li->has_own_time;
-    if ((own_header || reports_another(inc->cat, li)) && !li->is_frame && !li->is_traceback && b->n_cand > 0 &&
-        b->first_line != li->no) {
+    if ((own_header || (reports_another(inc->cat, li) && !b->in_table)) && !li->is_frame && !li->is_traceback &&
+        b->n_cand > 0 && b->first_line != li->no) {
         finalize(inc, st, b, false);
         b = block_for(inc, st, writer, li->no);
     }

@@ -467,30 +467,6 @@ static size_t peel_host_tag(const char *s, size_t n, size_t p, fstate *st, int s
     return (q + 1 < n ? q + 2 : q + 1) - p;
 }
 
-/* A timestamp of k bytes has been read at p: what may follow it. `kernel`
- * (dmesg, dmesg -T) means a kernel message follows, with nothing between.
- * Returns the total length peeled. */
-static size_t after_time(const char *s, size_t n, size_t p, size_t k, cp_time t, fstate *st,
-                         int kernel)
-{
-    set_time(st, t);
-    st->launcher = 0;
-    size_t q = p + k;
-    if (kernel) {
-        st->kernel = 1;
-        return (q < n && s[q] == ' ' ? q + 1 : q) - p;
-    }
-    /* a collector's time ended by a colon: "2019-06-02T16:13:44.884Z: [1,12]<stdout>:" */
-    if (q + 1 < n && s[q] == ':' && s[q + 1] == ' ')
-        q++;
-    if (q < n && s[q] == ' ') {
-        size_t h = peel_host_tag(s, n, q + 1, st, t.kind == CP_TS_ABS);
-        if (h)
-            return q + 1 + h - p;
-    }
-    return peel_fields(s, n, q, st) - p;
-}
-
 /* "[1,3]<stderr>:" (Open MPI --tag-output) -> rank 3. */
 static size_t peel_mpi(const char *s, size_t n, size_t p, fstate *st)
 {
@@ -511,6 +487,35 @@ static size_t peel_mpi(const char *s, size_t n, size_t p, fstate *st)
     set_rank(st, rank, 1);
     st->launcher = 0;
     return q + 2 - p;
+}
+
+/* A timestamp of k bytes has been read at p: what may follow it. `kernel`
+ * (dmesg, dmesg -T) means a kernel message follows, with nothing between.
+ * Returns the total length peeled. */
+static size_t after_time(const char *s, size_t n, size_t p, size_t k, cp_time t, fstate *st,
+                         int kernel)
+{
+    set_time(st, t);
+    st->launcher = 0;
+    size_t q = p + k;
+    if (kernel) {
+        st->kernel = 1;
+        return (q < n && s[q] == ' ' ? q + 1 : q) - p;
+    }
+    /* a collector's time ended by a colon: "2019-06-02T16:13:44.884Z: [1,12]<stdout>:" */
+    if (q + 1 < n && s[q] == ':' && s[q + 1] == ' ')
+        q++;
+    /* Open MPI's --timestamp-output puts its tag right after the time:
+     * "Fri Aug 11 12:31:45 2023[1,0]<stdout>:"; the loop peels it next */
+    size_t mpi = q < n && s[q] == '[' ? peel_mpi(s, n, q, st) : 0;
+    if (mpi)
+        return q + mpi - p;
+    if (q < n && s[q] == ' ') {
+        size_t h = peel_host_tag(s, n, q + 1, st, t.kind == CP_TS_ABS);
+        if (h)
+            return q + 1 + h - p;
+    }
+    return peel_fields(s, n, q, st) - p;
 }
 
 /* "[3] NCCL INFO ...", "[3] file.cc:12 NCCL WARN ..." (no host). */
@@ -852,6 +857,9 @@ static size_t peel_word(const char *s, size_t n, size_t p, fstate *st)
     if (s[t] == ' ') {
         if (glog_letter(s[p]) && tl >= 4 && is_digit(s[p + 1]))
             return glog_rest(s, n, p, 0, st);
+        /* ctime, as Open MPI's --timestamp-output writes it */
+        if (tl == 3 && (k = frame_parse_ctime(s, n, p, &tm)))
+            return after_time(s, n, p, k, tm, st, 0);
         if (tl == 3 && (k = frame_parse_syslog_date(s, n, p, &tm)))
             return after_time(s, n, p, k, tm, st, 0);
     }

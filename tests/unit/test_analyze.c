@@ -1253,6 +1253,43 @@ static void gpu_zero_everywhere_gives_no_rank(void **state)
     assert_int_equal(f->d.first_rank, -1);
 }
 
+/* Three InfiniBand completion errors from node002 and none from any
+ * other host: its link is at fault. */
+static void fabric_errors_on_one_host_blame_its_link(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "cluster.log",
+                 "node002:24141:24296 [2] ib_plugin.c:978 NCCL WARN NET/IB : Got completion from peer 10.226.98.98<48598> "
+                 "with error 12, opcode 0, len 0, vendor err 129\n"
+                 "node002:24142:24297 [3] ib_plugin.c:978 NCCL WARN NET/IB : Got completion from peer 10.226.98.97<48598> "
+                 "with error 12, opcode 0, len 0, vendor err 129\n"
+                 "node002:24143:24298 [4] ib_plugin.c:978 NCCL WARN NET/IB : Got completion from peer 10.226.98.96<48598> "
+                 "with error 12, opcode 0, len 0, vendor err 129\n"
+                 "node001:11111:11222 [0] NCCL INFO comm 0x5562191160f0 rank 0 nranks 16 cudaDev 0 busId 13000 - Init COMPLETE\n");
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_int_equal(f->d.owner, CP_OWNER_INFRASTRUCTURE);
+    assert_true(note_has(&f->d, "3 fabric errors came from node002", "network link"));
+}
+
+/* NCCL's CUDA failures setting up its shared-memory transport, on one host
+ * (NVIDIA/nccl#957, shortened): communication errors, but nothing about
+ * the host's network link. */
+static void transport_cuda_failures_are_not_fabric_errors(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "mpirun.log",
+                 "Fri Aug 11 12:31:45 2023[1,0]<stdout>:tomte401:1850301:1881341 [0] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'\n"
+                 "Fri Aug 11 12:31:45 2023[1,0]<stdout>:tomte401:1850301:1881358 [0] proxy.cc:1519 NCCL WARN [Proxy Service 0] Failed to execute operation Connect from rank 0, retcode 3\n"
+                 "Fri Aug 11 12:31:45 2023[1,3]<stdout>:tomte401:1850304:1881110 [3] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'\n"
+                 "Fri Aug 11 12:31:45 2023[1,3]<stdout>:tomte401:1850304:1881127 [3] proxy.cc:1519 NCCL WARN [Proxy Service 3] Failed to execute operation Connect from rank 3, retcode 3\n");
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    /* Open MPI's tag after its --timestamp-output time gives the rank */
+    assert_int_equal(f->d.first_rank, 0);
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+    assert_int_not_equal(f->d.owner, CP_OWNER_INFRASTRUCTURE);
+    assert_false(note_has(&f->d, "fabric errors", NULL));
+}
+
 /* A bus error in NCCL's thread (UCX prints its native stack), then
  * faulthandler's dump of the same process's Python stack, in Megatron's
  * set-up (Megatron-DeepSpeed#341, shortened). No rank anywhere: the
@@ -1778,6 +1815,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(nccl_transport_error_after_steps_has_no_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(fabric_errors_on_one_host_blame_its_link, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(transport_cuda_failures_are_not_fabric_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_before_cuda_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_with_peer_timeouts_and_no_error_is_a_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(xid_after_cuda_error, new_fixture, free_fixture),
