@@ -272,6 +272,10 @@ static const frame_case cases[] = {
      "NCCL WARN NET/IB : Got async event : local catastrophic error",
      12, U, "container-e275-01-000057", 815, U, 0, 'W', ABS(1559492024884),
      "NET/IB : Got async event : local catastrophic error"},
+    /* nccl#957: Open MPI's --timestamp-output (a ctime) right before its tag */
+    {"Fri Aug 11 12:31:45 2023[1,0]<stdout>:tomte401:1850301:1881341 [0] transport.cc:154 NCCL WARN Cuda "
+     "failure 'invalid argument'",
+     0, U, "tomte401", 1850301, U, 0, 'W', ABS(1691757105000), "Cuda failure 'invalid argument'"},
     /* ---- kernel logs: journald, syslog, dmesg, dmesg -T (built on REFERENCE 4 lines) */
     {"2024-05-18T19:02:39.123456+02:00 gpu-node-7 kernel: NVRM: Xid (PCI:0000:9b:00): 119, "
      "pid=2024380, name=nvidia-smi, Timeout after 6s of waiting for RPC response from GPU4 GSP!",
