@@ -20,8 +20,8 @@ case "${1:-}" in
           floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.90 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
-    # just under where the engine stood on them (113/138, 554/608, 79/151,
-    # 311/432, 592/612): pastes often lack the rank, the phase, and the
+    # just under where the engine stood on them (119/147, 605/665, 92/178,
+    # 349/482, 650/670): pastes often lack the rank, the phase, and the
     # thread's resolution that names the owner
     field) dir="$src/tests/fixtures/field"
           floors=(--min first_rank=0.80 --min kind=0.88 --min owner=0.50 --min phase=0.71 --min hang=0.95) ;;
