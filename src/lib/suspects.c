@@ -14,19 +14,36 @@ static int votes_of(const cp_event *e)
     return v < 1 ? 1 : v > (1 << 20) ? 1 << 20 : (int)v;
 }
 
+/* The weight of a report naming a rank, or -1 for an event that names
+ * none. */
+static int naming_weight(const cp_incident *inc, const cp_event *e)
+{
+    int64_t r = cap_i64(&e->caps, "culprit_rank", -1);
+    const cp_rule *rule = rule_of(inc, e);
+    return r < 0 || r >= INT_MAX || e->in_table || !rule ? -1 : rule->weight;
+}
+
 /* The rank that reports name. Each report is one vote: in "Detected
  * mismatch between collectives" every healthy rank names the deviant one,
- * while the deviant names somebody else, so the majority is the culprit. */
+ * while the deviant names somebody else, so the majority is the culprit.
+ * Only the heaviest kind of report present votes: a rank's first-hand
+ * finding ("[Rank 0]: Rank 2 failed to pass monitoredBarrier") outranks
+ * any number of lighter pointers ("errors from rank 0. Please check rank
+ * 0 logs for faulty rank"), which the finding itself caused. */
 int cp_suspect_named(const cp_incident *inc)
 {
-    int best = -1, best_votes = 0, second = 0;
+    int best = -1, best_votes = 0, second = 0, tier = -1;
     for (size_t i = 0; i < inc->n_events; i++) {
-        int64_t r = cap_i64(&inc->events[i].caps, "culprit_rank", -1);
-        if (r < 0 || r >= INT_MAX || inc->events[i].in_table)
+        int w = naming_weight(inc, &inc->events[i]);
+        tier = w > tier ? w : tier;
+    }
+    for (size_t i = 0; i < inc->n_events; i++) {
+        if (naming_weight(inc, &inc->events[i]) != tier || tier < 0)
             continue;
+        int64_t r = cap_i64(&inc->events[i].caps, "culprit_rank", -1);
         int votes = 0;
         for (size_t j = 0; j < inc->n_events; j++)
-            if (!inc->events[j].in_table && cap_i64(&inc->events[j].caps, "culprit_rank", -1) == r)
+            if (naming_weight(inc, &inc->events[j]) == tier && cap_i64(&inc->events[j].caps, "culprit_rank", -1) == r)
                 votes += votes_of(&inc->events[j]);
         if (votes > best_votes) {
             if ((int)r != best)

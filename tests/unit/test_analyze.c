@@ -1106,6 +1106,32 @@ static void desync_report_names_rank(void **state)
     assert_true(note_has(d, "The log names rank 7 as the rank the others waited for", "didn't join collective #183"));
 }
 
+/* gloo's monitored barrier (CosyVoice#180, as pasted): rank 0 finds
+ * rank 2 late; ranks 1 and 3, whose barrier rank 0 then failed, point at
+ * rank 0's logs. Two pointers do not outvote the finding they point to. */
+static void barrier_finding_outranks_pointers(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[E ProcessGroupGloo.cpp:138] Rank 3 successfully reached monitoredBarrier, but received errors while "
+                 "waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n"
+                 "[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms\n"
+                 "[E ProcessGroupGloo.cpp:138] Rank 1 successfully reached monitoredBarrier, but received errors while "
+                 "waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n");
+    assert_int_equal(f->d.first_rank, 2);
+    assert_true(f->d.hang);
+}
+
+/* Without rank 0's own line, the pointers name rank 0. */
+static void barrier_pointers_alone_name_rank_zero(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[E ProcessGroupGloo.cpp:138] Rank 3 successfully reached monitoredBarrier, but received errors while "
+                 "waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n");
+    assert_int_equal(f->d.first_rank, 0);
+}
+
 /* The rank a desync report names gets a per-rank row even when no line of
  * that rank is in the input. Input: desync_text (ranks 0, 1 and 5 time
  * out at SeqNum 183; rank 0's report says "[7] finished collective #182,
@@ -1799,6 +1825,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_lowest_enqueued_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_report_names_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(barrier_finding_outranks_pointers, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(barrier_pointers_alone_name_rank_zero, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_named_rank_has_a_row, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_reporter_is_cascade, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(silent_rank_is_the_one_waited_for, new_fixture, free_fixture),
