@@ -632,6 +632,20 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     h->any_timeout = any_timeout(inc);
 }
 
+/* A timed-out collective as the notes name it: its type, and its size
+ * when the other side's type is the same (ALLREDUCE of 419044352
+ * elements). */
+static void describe_collective(const cp_event *e, const cp_event *other, char *out, size_t n)
+{
+    const char *op = cp_capset_get(&e->caps, "optype");
+    const char *numel = cp_capset_get(&e->caps, "numel");
+    const char *other_op = cp_capset_get(&other->caps, "optype");
+    if (numel && other_op && op && strcmp(op, other_op) == 0)
+        snprintf(out, n, "%s of %s elements", op, numel);
+    else
+        snprintf(out, n, "%s", op ? op : "?");
+}
+
 static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_facts *h, int64_t low, int64_t high,
                             bool save_unattr)
 {
@@ -656,8 +670,11 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
     }
     if (h->ops.odd) {
         int rank = event_rank(inc, h->ops.odd);
+        char odd[96], usual[96];
+        describe_collective(h->ops.odd, h->ops.usual, odd, sizeof odd);
+        describe_collective(h->ops.usual, h->ops.odd, usual, sizeof usual);
         cp_diag_note(d, "Rank %d timed out in %s while every other rank that reported timed out in %s: they were in "
-                        "different collectives.", rank, cp_capset_get(&h->ops.odd->caps, "optype"), h->ops.usual);
+                        "different collectives.", rank, odd, usual);
         d->confidence = 70;
         return rank;
     }
@@ -716,11 +733,13 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
  * collective, none of them alone: both sides as evidence. */
 static void note_split(cp_diagnosis *d, const cp_incident *inc, const cp_collectives *ops)
 {
+    char a[96], b[96];
+    describe_collective(ops->split_a, ops->split_b, a, sizeof a);
+    describe_collective(ops->split_b, ops->split_a, b, sizeof b);
     add_evidence(d, inc, ops->split_a);
     add_evidence(d, inc, ops->split_b);
     cp_diag_note(d, "Rank %d timed out in %s and rank %d in %s at the same point: the ranks called different "
-                    "collectives.", event_rank(inc, ops->split_a), cp_capset_get(&ops->split_a->caps, "optype"),
-                 event_rank(inc, ops->split_b), cp_capset_get(&ops->split_b->caps, "optype"));
+                    "collectives.", event_rank(inc, ops->split_a), a, event_rank(inc, ops->split_b), b);
 }
 
 /* A stall whose cause the ranks' logs do not show, on a host whose own

@@ -99,7 +99,7 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high);
  * Returns whether either was found. */
 typedef struct cp_collectives {
     const cp_event *odd;
-    const char *usual;
+    const cp_event *usual;  /* a timeout of the others, with odd */
     const cp_event *split_a, *split_b;
 } cp_collectives;
 bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out);

@@ -119,7 +119,30 @@ typedef struct rank_op {
     int rank;
     size_t order;    /* the event's index: a rank's first timeout comes first */
     const char *op;
+    int64_t numel;   /* its NumelIn, or -1 when the line does not say */
 } rank_op;
+
+/* Collectives whose input has one size on every rank of the group. Not
+ * all-to-all (uneven splits), point-to-point or coalesced work, whose
+ * sizes may differ by design. */
+static bool same_size_everywhere(const char *op)
+{
+    static const char *const ops[] = {"ALLREDUCE", "BROADCAST", "REDUCE", "_ALLGATHER_BASE", "ALLGATHER",
+                                      "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(op, ops[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Whether two timeouts were in the same collective: the same type and,
+ * where both lines give it, the same size. Ranks that timed out at one
+ * sequence number in ALLREDUCEs of different sizes called different
+ * collectives as surely as an ALLREDUCE and an ALLGATHER. */
+static bool same_collective(const rank_op *a, const rank_op *b)
+{
+    return strcmp(a->op, b->op) == 0 && (a->numel < 0 || b->numel < 0 || a->numel == b->numel);
+}
 
 static int by_rank_then_order(const void *a, const void *b)
 {
@@ -138,7 +161,7 @@ static bool one_per_rank(rank_op *ops, size_t *n)
     size_t kept = 0;
     for (size_t i = 0; i < *n; i++) {
         if (kept && ops[kept - 1].rank == ops[i].rank) {
-            if (strcmp(ops[kept - 1].op, ops[i].op) != 0)
+            if (!same_collective(&ops[kept - 1], &ops[i]))
                 return false;
             continue;
         }
@@ -151,15 +174,15 @@ static bool one_per_rank(rank_op *ops, size_t *n)
 /* The timeout of the one rank whose type differs from that of two or
  * more others, when the ranks show exactly two types; NULL otherwise.
  * The order of `ops` does not change the answer. */
-static const cp_event *odd_one(const rank_op *ops, size_t n, const char **usual)
+static const cp_event *odd_one(const rank_op *ops, size_t n, const cp_event **usual)
 {
     const rank_op *a = NULL, *b = NULL;   /* the first rank of each type */
     size_t n_a = 0, n_b = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!a || strcmp(ops[i].op, a->op) == 0) {
+        if (!a || same_collective(&ops[i], a)) {
             a = a ? a : &ops[i];
             n_a++;
-        } else if (!b || strcmp(ops[i].op, b->op) == 0) {
+        } else if (!b || same_collective(&ops[i], b)) {
             b = b ? b : &ops[i];
             n_b++;
         } else {
@@ -169,7 +192,7 @@ static const cp_event *odd_one(const rank_op *ops, size_t n, const char **usual)
     if (!b || (n_a == 1) == (n_b == 1))   /* one of each, or no single one */
         return NULL;
     const rank_op *odd = n_a == 1 ? a : b;
-    *usual = (odd == a ? b : a)->op;
+    *usual = (odd == a ? b : a)->e;
     return odd->e;
 }
 
@@ -178,7 +201,7 @@ static const cp_event *odd_one(const rank_op *ops, size_t n, const char **usual)
 static bool two_types(const rank_op *ops, size_t n, const cp_event **a, const cp_event **b)
 {
     for (size_t i = 1; i < n; i++) {
-        if (strcmp(ops[i].op, ops[0].op) != 0) {
+        if (!same_collective(&ops[i], &ops[0])) {
             *a = ops[0].e;
             *b = ops[i].e;
             return true;
@@ -215,7 +238,7 @@ bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out)
         if (seq != INT64_MIN && s != seq)
             ok = false;   /* different points: the lagging rank's case */
         seq = s;
-        ops[n++] = (rank_op){e, rank, i, op};
+        ops[n++] = (rank_op){e, rank, i, op, same_size_everywhere(op) ? cap_i64(&e->caps, "numel", -1) : -1};
     }
     ok = ok && one_per_rank(ops, &n);
     if (ok && !(out->odd = odd_one(ops, n, &out->usual)))

@@ -210,6 +210,38 @@ static void even_split_of_collectives_names_no_rank(void **state)
     assert_true(note_has(&f->d, "Rank 0 timed out in ALLREDUCE and rank 2 in BROADCAST", NULL));
 }
 
+/* Two ranks time out at one sequence number in ALLREDUCEs of different
+ * sizes (axolotl#967, shortened): they called different collectives. */
+static void sizes_that_differ_are_different_collectives(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank6]:[E ProcessGroupNCCL.cpp:632] [Rank 6] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=20879, OpType=ALLREDUCE, NumelIn=419044352, NumelOut=419044352, Timeout(ms)=1800000) "
+                 "ran for 1800360 milliseconds before timing out.\n"
+                 "[rank7]:[E ProcessGroupNCCL.cpp:632] [Rank 7] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=20879, OpType=ALLREDUCE, NumelIn=406069248, NumelOut=406069248, Timeout(ms)=1800000) "
+                 "ran for 1800413 milliseconds before timing out.\n");
+    assert_int_equal(f->d.kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_string_equal(f->d.rule_id, "engine.collectives_differ");
+    assert_true(note_has(&f->d, "ALLREDUCE of 419044352 elements", "ALLREDUCE of 406069248 elements"));
+}
+
+/* All-to-all inputs differ in size across ranks by design (uneven
+ * splits): sizes alone say nothing there. */
+static void alltoall_sizes_do_not_differ(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank6]:[E ProcessGroupNCCL.cpp:632] [Rank 6] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=77, OpType=ALLTOALL_BASE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) "
+                 "ran for 600360 milliseconds before timing out.\n"
+                 "[rank7]:[E ProcessGroupNCCL.cpp:632] [Rank 7] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=77, OpType=ALLTOALL_BASE, NumelIn=5120, NumelOut=3072, Timeout(ms)=600000) "
+                 "ran for 600413 milliseconds before timing out.\n");
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+}
+
 /* A barrier among the first collectives of the default group times out
  * on ranks 2 and 3 while rank 0 is still grouping its dataset (the
  * progress bar and rank 2's timeout share a line, as tqdm's carriage
@@ -1797,6 +1829,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(sizes_that_differ_are_different_collectives, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(alltoall_sizes_do_not_differ, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(early_barrier_timeout_is_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(early_scalar_broadcast_timeout_is_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(late_barrier_timeout_is_not_startup, new_fixture, free_fixture),
