@@ -88,14 +88,15 @@ const char *cp_suspect_named_how(const cp_incident *inc, int rank);
 /* The strongest event naming `rank` (a culprit_rank capture), or NULL. */
 const cp_event *cp_suspect_named_by(const cp_incident *inc, int rank);
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high);
-/* What the ranks' timed-out collectives (nccl_timeout events' optype)
- * say, when they all stopped at the same sequence number (or name none):
- *  - odd: the timeout of the one rank in another type of collective than
- *    at least two others that agree (usual: their type, valid while the
- *    incident is): the ranks were blocked in different collectives, and
- *    this rank is the one out of step;
+/* What the ranks' timed-out collectives (nccl_timeout events' optype,
+ * and numel where every rank's input has one size) say, when they all
+ * stopped at the same sequence number (or name none):
+ *  - odd: the timeout of the one rank in another collective (another
+ *    type, or size) than at least two others that agree (usual: one of
+ *    theirs): the ranks were blocked in different collectives, and this
+ *    rank is the one out of step;
  *  - split_a, split_b: otherwise, timeouts of two ranks in different
- *    types: the ranks disagree, but no single one is out of step.
+ *    collectives: the ranks disagree, but no single one is out of step.
  * Returns whether either was found. */
 typedef struct cp_collectives {
     const cp_event *odd;

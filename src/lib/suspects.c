@@ -171,8 +171,8 @@ static bool one_per_rank(rank_op *ops, size_t *n)
     return true;
 }
 
-/* The timeout of the one rank whose type differs from that of two or
- * more others, when the ranks show exactly two types; NULL otherwise.
+/* The timeout of the one rank whose collective differs from that of two
+ * or more others, when the ranks show exactly two; NULL otherwise.
  * The order of `ops` does not change the answer. */
 static const cp_event *odd_one(const rank_op *ops, size_t n, const cp_event **usual)
 {
