@@ -829,9 +829,35 @@ static bool reports_another(const cp_catalog *cat, const line_info *li)
     return false;
 }
 
+/* Python prints a traceback's frames, then its exception line. When the
+ * frames carry no rank and the exception's message names one ("NCCL
+ * communicator was aborted on rank 7 ... [Rank 7] Watchdog caught"), the
+ * message's rank made it another writer, yet the line still ends that
+ * traceback: the open block of a rankless writer whose last hit line is a
+ * frame just above (its source and caret lines between), with no error
+ * line yet. NULL when there is none. */
+static block *traceback_awaiting_error(const cp_incident *inc, stream_scan *st, int writer, const line_info *li)
+{
+    if (li->n_err == 0 || li->is_frame || li->is_traceback || li->origin.rank < 0)
+        return NULL;
+    for (int i = 0; i < MAX_OPEN; i++) {
+        block *b = &st->open[i];
+        if (!b->active || b->writer == writer || b->writer < 0 || b->n_frames == 0 || b->n_cand > 0 ||
+            b->origin.rank >= 0 || inc->writers[b->writer].rank >= 0 ||
+            b->frames[b->n_frames - 1].line != b->last_line || li->no > b->last_line + END_SLACK)
+            continue;
+        return b;
+    }
+    return NULL;
+}
+
 static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
 {
-    block *b = block_for(inc, st, writer, li->no);
+    block *b = traceback_awaiting_error(inc, st, writer, li);
+    if (b)
+        b->origin.rank = li->origin.rank;   /* the traceback was that rank's */
+    else
+        b = block_for(inc, st, writer, li->no);
     /* A new traceback after a finished one (or after frames: the next
      * thread of a stack dump) is a new event, unless Python said the two
      * are chained. */

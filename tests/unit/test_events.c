@@ -592,6 +592,31 @@ static void launcher_report_is_its_own_event(void **state)
     assert_string_equal(cp_capset_get(&report->caps, "local_rank"), "0");
 }
 
+/* A traceback without rank prefixes whose exception names the rank in
+ * its message (Qwen2-MoE pre-training, LLaMA-Factory#3237, shortened):
+ * the message's rank makes it another writer, yet it ends the traceback
+ * above, which becomes that rank's. */
+static const char rank_in_message_text[] =
+    "  File \"/opt/conda/lib/python3.8/site-packages/torch/nn/modules/module.py\", line 1538, in _call_impl\n"  /* 1 */
+    "    result = forward_call(*args, **kwargs)\n"                                                              /* 2 */
+    "  File \"/opt/conda/lib/python3.8/site-packages/transformers/models/qwen2_moe/modeling_qwen2_moe.py\", "
+    "line 932, in forward\n"                                                                                      /* 3 */
+    "    hidden_states = self.mlp(hidden_states)\n"                                                              /* 4 */
+    "RuntimeError: NCCL communicator was aborted on rank 7.  Original reason for failure was: [Rank 7] Watchdog "
+    "caught collective operation timeout: WorkNCCL(SeqNum=96, OpType=_ALLGATHER_BASE, NumelIn=1, NumelOut=8, "
+    "Timeout(ms)=1800000) ran for 1800512 milliseconds before timing out.\n";                                    /* 5 */
+
+static void exception_naming_a_rank_ends_rankless_traceback(void **state)
+{
+    cp_incident *inc = *state;
+    scan_one(inc, "train.log", rank_in_message_text);
+    assert_int_equal(inc->n_events, 1);
+    const cp_event *e = event_at(inc, 0, 5);
+    assert_int_equal(e->n_frames, 2);
+    assert_int_equal(e->origin.rank, 7);
+    assert_string_equal(e->frames[1].func, "forward");
+}
+
 /* rich's traceback box (Lightning, accelerate): frames, source lines with
  * a marker, and the exception under the box are one event. */
 static const char rich_traceback_text[] =
@@ -1146,6 +1171,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(own_header_starts_new_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(launcher_report_is_its_own_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(rich_traceback_is_one_event, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(exception_naming_a_rank_ends_rankless_traceback, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(untimed_event_takes_next_time, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(closed_untimed_event_takes_next_time, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(untimed_event_takes_earlier_time, new_incident, free_incident),
