@@ -161,7 +161,10 @@ void cp_phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_event
         bool same = r && rule_of(inc, e) == r;
         /* the same process printing the same error again, with its traceback */
         bool again = same && root->writer >= 0 && e->writer == root->writer;
-        if (e == root || e->in_table || (!again && (peer < 0 || peer == rank)))
+        /* the same error with no rank to tell whose (another file of the
+         * paste, another process): the ranks run one program */
+        bool unowned = same && !again && peer < 0;
+        if (e == root || e->in_table || (!again && !unowned && (peer < 0 || peer == rank)))
             continue;
         bool cut = e->rule == CP_RULE_STACK && e->ends_input;
         cp_phase p = same || cut ? cp_phase_from_frames(inc, e) : CP_PHASE_NONE;
@@ -171,6 +174,9 @@ void cp_phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_event
         if (again)
             cp_diag_note(d, "The phase (%s) is read from the traceback printed with the same error at line %llu.",
                          cp_phase_name(p), (unsigned long long)e->line);
+        else if (unowned)
+            cp_diag_note(d, "The phase (%s) is read from another traceback of the same error, at line %llu of its "
+                            "log.", cp_phase_name(p), (unsigned long long)e->line);
         else if (same)
             cp_diag_note(d, "The phase (%s) is read from rank %d's traceback: it raised the same error.",
                          cp_phase_name(p), peer);

@@ -645,6 +645,37 @@ static void nccl_2_10_init_line_gives_the_rank(void **state)
     assert_int_equal(f->d.kind, CP_KIND_CUDA_ERROR);
 }
 
+/* A paste kept as two files (DeepSpeed#5066, shortened): the launcher's
+ * stderr with rank 0's error line and no frames, and a traceback of the
+ * same error with no rank, in a save. Its frames give the phase. */
+static void phase_from_a_rankless_traceback_of_the_same_error(void **state)
+{
+    fixture *f = *state;
+    const stream_in s[] = {
+        {"stderr.log",
+         "[2024-02-09 09:09:15,164] [INFO] [launch.py:315:sigkill_handler] rank 0: RuntimeError: Detected mismatch "
+         "between collectives on ranks. Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=485, "
+         "OpType=BROADCAST), but Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=485, "
+         "OpType=ALLREDUCE).\n"},
+        {"traceback.log",
+         "Traceback (most recent call last):\n"
+         "  File \"/home/me/train.py\", line 212, in <module>\n"
+         "    trainer.save_checkpoint(path)\n"
+         "  File \"/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py\", line 3050, in save_checkpoint\n"
+         "    dist.broadcast_object_list(tags, src=0)\n"
+         "  File \"/usr/lib/python3/dist-packages/torch/distributed/distributed_c10d.py\", line 2603, in "
+         "broadcast_object_list\n"
+         "    broadcast(object_sizes_tensor, src=src, group=group)\n"
+         "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: "
+         "CollectiveFingerPrint(SequenceNumber=485, OpType=BROADCAST), but Rank 1 is running collective: "
+         "CollectiveFingerPrint(SequenceNumber=485, OpType=ALLREDUCE).\n"},
+    };
+    diagnose(f, s, 2);
+    assert_int_equal(f->d.kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_true(note_has(&f->d, "another traceback of the same error", NULL));
+}
+
 /* The same paste goes on with the process's own Python traceback, apart
  * from NCCL's WARN line: its frames give the error's phase. */
 static void phase_from_the_ranks_own_traceback(void **state)
@@ -1854,6 +1885,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(local_rank_among_two_hosts_is_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_2_10_init_line_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_traceback, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(phase_from_a_rankless_traceback_of_the_same_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(root_wins_over_cascade, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(specific_error_wins_within_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
