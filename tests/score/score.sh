@@ -20,8 +20,8 @@ case "${1:-}" in
           floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.90 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
-    # just under where the engine stood on them (126/160, 655/726, 100/204,
-    # 376/522, 709/731; the twentieth batch, 63 cases whose threads seldom
+    # just under where the engine stood on them (126/160, 657/726, 99/204,
+    # 381/522, 710/731; the twentieth batch, 63 cases whose threads seldom
     # state a resolution, brought first_rank and owner down from 0.81 and
     # 0.52): pastes often lack the rank, the phase, and the
     # thread's resolution that names the owner
