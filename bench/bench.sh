@@ -79,9 +79,14 @@ cpu_gb() { python3 -c "import sys; print(f'{float(sys.argv[2])/int(sys.argv[1])*
 mbps() { python3 -c "import sys; print(f'{int(sys.argv[1])/float(sys.argv[2])/1e6:.0f}')" "$1" "$2"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[2])/float(sys.argv[1]):.2f}')" "$1" "$2"; }
 
+# vectorscan's pass alone with the same database, on one thread: the
+# floor of culprit's cost (bench/scan_floor.c, built next to culprit)
+floor_bin=$(dirname "$bin")/bench/scan-floor
+scan_floor() { if [ -x "$floor_bin" ]; then "$floor_bin" "$CULPRIT_RULES" "$@"; else echo -; fi; }
+
 echo "culprit: $bin ($(nproc) cores), $reps repetitions, medians; literals: $(wc -l < "$lits") (bench/literals.py)"
-printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s\n' run MB culprit rg grep cat c/rg c/grep culprit rg RSS_MB
-printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s\n' '' '' MB/s MB/s MB/s MB/s '' '' CPU_s/GB CPU_s/GB ''
+printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s %9s\n' run MB culprit rg grep cat c/rg c/grep culprit rg RSS_MB scan/core
+printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s %9s\n' '' '' MB/s MB/s MB/s MB/s '' '' CPU_s/GB CPU_s/GB '' MB/s
 for s in $sets; do
     run=$(make_run "$s")
     files=()
@@ -93,9 +98,10 @@ for s in $sets; do
     read -r t_grep _ < <(median grep -r -c -F -f "$lits" "$run")
     read -r t_cat _ < <(median sh -c 'cat "$@" > /dev/null' sh "${files[@]}")
     rss=$(rss_mb "$bin" diagnose --json --quiet "$run")
-    printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s\n' "$(basename "$run")" $((bytes / 1000000)) \
+    floor=$(scan_floor "${files[@]}")
+    printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s %9s\n' "$(basename "$run")" $((bytes / 1000000)) \
         "$(mbps "$bytes" "$t_c")" "$(mbps "$bytes" "$t_rg")" "$(mbps "$bytes" "$t_grep")" "$(mbps "$bytes" "$t_cat")" \
-        "$(ratio "$t_c" "$t_rg")" "$(ratio "$t_c" "$t_grep")" "$(cpu_gb "$bytes" "$cpu_c")" "$(cpu_gb "$bytes" "$cpu_rg")" "$rss"
+        "$(ratio "$t_c" "$t_rg")" "$(ratio "$t_c" "$t_grep")" "$(cpu_gb "$bytes" "$cpu_c")" "$(cpu_gb "$bytes" "$cpu_rg")" "$rss" "$floor"
 done
 
 # A 10 MB paste: one file, start-up included. The first run after clearing

@@ -601,6 +601,25 @@ int cp_scanner_scan(cp_scanner *m, const char *data, size_t len, const cp_nlmap 
     return 0;
 }
 
+static int count_match(unsigned id, unsigned long long from, unsigned long long to, unsigned flags, void *ctx)
+{
+    (void)id;
+    (void)from;
+    (void)to;
+    (void)flags;
+    (*(long long *)ctx)++;
+    return 0;
+}
+
+long long cp_scanner_scan_bare(cp_scanner *sc, const char *data, size_t len)
+{
+    long long count = 0;
+    if (len > CP_SCAN_MAX)
+        return -1;
+    hs_error_t e = sc->m->scan(sc->m->db, data, (unsigned)len, 0, sc->scratch, count_match, &count);
+    return e == HS_SUCCESS ? count : -1;
+}
+
 /* A name is kept cut to fit, as snprintf would; copied by hand, since
  * this runs for every capture of every hit line. */
 static void put_capture(cp_captures *out, const char *name, const char *v, size_t n)

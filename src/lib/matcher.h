@@ -73,6 +73,11 @@ int cp_scanner_new(cp_scanner **out, const cp_matcher *m);
 void cp_scanner_free(cp_scanner *sc);
 int cp_scanner_scan(cp_scanner *sc, const char *data, size_t len, const cp_nlmap *newlines, cp_hit_list *hits);
 
+/* Only the vectorscan pass of a scan, its matches counted and dropped:
+ * what any scan with this catalog costs at the least (bench/scan_floor.c
+ * measures it). Returns the count of matches, or -1. */
+long long cp_scanner_scan_bare(cp_scanner *sc, const char *data, size_t len);
+
 /* Named captures of a rule's expressions on a line (all its expressions
  * that have named groups, first value of a name wins). Returns the count. */
 int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t len, cp_captures *out);
