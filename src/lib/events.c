@@ -471,7 +471,7 @@ typedef struct line_info {
     const cp_prepared *prepared; /* its chunk's preparation (host names) */
     cp_origin origin;
     cp_captures caps;
-    uint32_t err_rules[8];  /* root/cascade/culprit rules that name the line */
+    uint32_t err_rules[CP_LINE_RULES_MAX];  /* root/cascade/culprit rules that name the line */
     uint32_t n_err;
     uint32_t phase_rule;    /* heaviest phase rule */
     uint32_t source_phase_rule; /* heaviest phase rule for a frame's source line */
@@ -523,7 +523,7 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
                 context_weight = r->weight;
             /* evidence the analysis weighs (an application Xid) or that
              * drains a machine is kept as an event of its own */
-            if ((r->keep || r->drain != CP_DRAIN_NONE) && li->n_err < 8)
+            if ((r->keep || r->drain != CP_DRAIN_NONE) && li->n_err < CP_LINE_RULES_MAX)
                 li->err_rules[li->n_err++] = ri;
             break;
         case CP_ROLE_PHASE: {

@@ -21,12 +21,17 @@ typedef struct cp_matcher cp_matcher;
 /* The longest chunk a scan takes: vectorscan's lengths are 32-bit. */
 #define CP_SCAN_MAX ((size_t)UINT32_MAX)
 
+/* The rules a line keeps at most, the heaviest (weight) first: an
+ * exception line is hit by py.exception and by every rule that applies
+ * to any exception inside certain frames (if_frame), 8 of them now. */
+enum { CP_LINE_RULES_MAX = 12 };
+
 /* A line of a chunk and the rules that hit it. */
 typedef struct cp_line_hits {
     size_t start;        /* offset of the line in the chunk */
     size_t len;          /* without the '\n' */
     size_t number;       /* its line number in the chunk, from 0 (the '\n's before it) */
-    uint32_t rules[8];   /* rule indices, deduplicated, in catalog order */
+    uint32_t rules[CP_LINE_RULES_MAX]; /* rule indices, deduplicated, in catalog order */
     uint32_t n_rules;
 } cp_line_hits;
 
