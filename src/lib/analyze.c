@@ -966,6 +966,24 @@ static void startup_rank(cp_diagnosis *d, int lowest_timed_out)
 
 /* A stall's phase from the phase line it came after: the stalled rank's,
  * or the line right above the first timeout. */
+/* A phase rule with a kind says what a stall inside its phase is (an
+ * extension build that never finished waits on a stale lock): when the
+ * phase line the stall came after is such a rule's, the verdict takes
+ * that rule's kind and texts instead of a bare collective timeout. */
+static void stall_in_kinded_phase(cp_diagnosis *d, const cp_incident *inc)
+{
+    const cp_writer *w = NULL;
+    if (d->kind != CP_KIND_NCCL_TIMEOUT || cp_phase_before_stall(inc, d->first_rank, &w) == CP_PHASE_NONE || !w ||
+        w->phase_rule >= inc->cat->n_rules)
+        return;
+    const cp_rule *r = &inc->cat->rules[w->phase_rule];
+    if (r->kind == CP_KIND_NONE)
+        return;
+    name_by_rule(d, r);
+    if (w->phase_text)
+        cp_diag_note(d, "The ranks stopped inside this step and never printed its end: %s", w->phase_text);
+}
+
 static void phase_of_stall(cp_diagnosis *d, const cp_incident *inc)
 {
     const cp_writer *w = NULL;
@@ -1107,6 +1125,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         d->phase = waited_in;
         note_waiters(d, waited_in, waiter);
     }
+    stall_in_kinded_phase(d, inc);
     if (d->first_rank >= 0) {
         for (size_t i = 0; i < inc->n_writers; i++) {
             const cp_writer *w = &inc->writers[i];

@@ -239,6 +239,9 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
             return fail(c, r->file, r->line, "rule '%s' (role %s) needs title, means and action",
                         r->id, cp_role_name(r->role));
     }
+    if (r->role == CP_ROLE_PHASE && r->kind != CP_KIND_NONE && (!r->title || !r->means || !r->action))
+        return fail(c, r->file, r->line, "rule '%s' (role phase) has a kind, so needs title, means and action",
+                    r->id);
     if (r->cut && (r->role != CP_ROLE_ROOT || r->n_if_frame == 0))
         return fail(c, r->file, r->line, "rule '%s': cut needs role root and an if_frame", r->id);
     if (r->alone && r->role != CP_ROLE_ROOT && r->role != CP_ROLE_CASCADE)

@@ -787,6 +787,7 @@ static void writer_phase(cp_incident *inc, stream_scan *st, cp_writer *w, const 
     w->phase_time = li->origin.time.kind != CP_TS_NONE ? li->origin.time : st->last_time;
     w->phase_stream = st->index;
     w->phase_line = li->no;
+    w->phase_rule = li->phase_rule;
     free(w->phase_text);
     w->phase_text = li->display ? cp_strdup(li->display) : NULL;
 }

@@ -92,6 +92,7 @@ typedef struct cp_writer {
     int phase_stream;
     uint64_t phase_line;
     char *phase_text;
+    uint32_t phase_rule;   /* the rule of that line, UINT32_MAX none */
     uint32_t n_hits;
     uint32_t n_events;
     int rank;              /* resolved global rank (analysis), -1 */

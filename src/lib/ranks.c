@@ -92,6 +92,7 @@ static int writer_new(cp_incident *inc, const cp_origin *o, int stream)
     w->stream = stream;
     w->last_step = -1;
     w->rank = -1;
+    w->phase_rule = UINT32_MAX;
     return (int)inc->n_writers++;
 }
 
@@ -205,6 +206,7 @@ int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
             x->phase_time = w->phase_time;
             x->phase_stream = w->phase_stream;
             x->phase_line = w->phase_line;
+            x->phase_rule = w->phase_rule;
             x->phase_text = w->phase_text ? strdup(w->phase_text) : NULL;
         }
         x->n_hits += w->n_hits;

@@ -60,7 +60,7 @@ static json_t *rule_json(const cp_incident *inc, uint32_t rule)
     return rule == UINT32_MAX || rule >= inc->cat->n_rules ? json_null() : json_string(inc->cat->rules[rule].id);
 }
 
-static json_t *writer_json(const cp_writer *w)
+static json_t *writer_json(const cp_incident *inc, const cp_writer *w)
 {
     char key_host[24];
     snprintf(key_host, sizeof key_host, "%016llx", (unsigned long long)w->key_host);
@@ -73,6 +73,8 @@ static json_t *writer_json(const cp_writer *w)
                           (json_int_t)w->phase_line, "phase_text", str_or_null(w->phase_text), "n_hits",
                           (json_int_t)w->n_hits, "n_events", (json_int_t)w->n_events, "key_kind",
                           &w->key_kind, 1, "key_value", w->key_value, "key_host", key_host);
+    if (o)
+        json_object_set_new(o, "phase_rule", rule_json(inc, w->phase_rule));
     return o;
 }
 
@@ -131,7 +133,7 @@ int cp_summary_write(const cp_incident *inc, FILE *out)
         json_array_append_new(a, jstr(inc->warnings[i]));
     json_object_set_new(root, "writers", a = json_array());
     for (size_t i = 0; i < inc->n_writers; i++)
-        json_array_append_new(a, writer_json(&inc->writers[i]));
+        json_array_append_new(a, writer_json(inc, &inc->writers[i]));
     json_object_set_new(root, "events", a = json_array());
     for (size_t i = 0; i < inc->n_events; i++)
         json_array_append_new(a, event_json(inc, &inc->events[i]));
@@ -261,6 +263,7 @@ static int merge_writers(merge_ctx *m, json_t *arr)
         w.phase_stream = stream_of(m, json_object_get(o, "phase_stream"));
         w.phase_line = (uint64_t)get_i64(o, "phase_line", 0);
         w.phase_text = (char *)get_str(o, "phase_text"); /* copied by adopt */
+        w.phase_rule = rule_of(m->inc, json_object_get(o, "phase_rule"));
         w.n_hits = (uint32_t)get_i64(o, "n_hits", 0);
         w.n_events = (uint32_t)get_i64(o, "n_events", 0);
         const char *kk = get_str(o, "key_kind");

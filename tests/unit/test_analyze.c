@@ -333,6 +333,39 @@ static void stall_takes_the_phase_line_above_it(void **state)
     assert_true(note_has(&f->d, "The stall came after this phase line (eval)", "Running Evaluation"));
 }
 
+/* A stall inside a phase whose rule has a kind is that kind: ranks that
+ * time out at the first collective right after Megatron began building
+ * its fused kernels waited on a build that never ended (a stale lock). */
+static void stall_inside_an_extension_build_is_a_build_error(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "> compiling and loading fused kernels ...\n"
+                 "[rank1]:[E829 16:32:30.656674606 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+                 "Timeout(ms)=600000) ran for 600062 milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_BUILD_ERROR);
+    assert_string_equal(f->d.rule_id, "hint.extension_build");
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+    assert_int_equal(f->d.owner, CP_OWNER_UNKNOWN);
+    assert_true(note_has(&f->d, "never printed its end", "compiling and loading fused kernels"));
+}
+
+/* A build that printed its end is over: the stall is a plain timeout. */
+static void stall_after_a_finished_build_is_a_timeout(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Building extension module fused_adam...\n"
+                 "Loading extension module fused_adam...\n"
+                 "[rank1]:[E829 16:32:30.656674606 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+                 "Timeout(ms)=600000) ran for 600062 milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+}
+
 /* The same phase line long before the stall says nothing of it. */
 static void stall_far_below_a_phase_line_has_no_phase(void **state)
 {
@@ -1879,6 +1912,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(first_broadcast_of_a_group_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_takes_the_phase_line_above_it, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_far_below_a_phase_line_has_no_phase, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(stall_inside_an_extension_build_is_a_build_error, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(stall_after_a_finished_build_is_a_timeout, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kindless_line_defers_to_the_next_that_names_one, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(untimed_kindless_line_defers_to_the_line_below, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(untimed_events_in_log_order, new_fixture, free_fixture),

@@ -679,18 +679,22 @@ static void test_empty_catalog(void **state)
     cp_catalog_free(&cat);
 }
 
-/* A line holds eight rules; a ninth and tenth that weigh more push out
+/* A line holds CP_LINE_RULES_MAX rules; two more that weigh more push out
  * the lightest, so a paste that ran messages together keeps the ones that
  * say most (the catalog order of the rest is kept). */
 static void test_full_line_keeps_the_heaviest(void **state)
 {
     (void)state;
-    char text[2048] = "";
-    size_t n = 0;
-    for (int i = 0; i < 10; i++)
+    enum { N = CP_LINE_RULES_MAX + 2 };
+    char text[4096] = "", line[512] = "";
+    size_t n = 0, k = 0;
+    for (int i = 0; i < N; i++) {
         n += (size_t)snprintf(text + n, sizeof text - n,
                               "[rule t.w%d]\nrole = context\nweight = %d\nmatch = word%c\ntest = word%c\n\n", i,
-                              10 * (i + 1), 'a' + i, 'a' + i);
+                              5 * (i + 1), 'a' + i, 'a' + i);
+        k += (size_t)snprintf(line + k, sizeof line - k, "word%c ", 'a' + i);
+    }
+    line[k - 1] = '\n';
     write_rules(text);
     cp_catalog cat;
     cp_matcher *m = NULL;
@@ -699,12 +703,11 @@ static void test_full_line_keeps_the_heaviest(void **state)
     cp_catalog_init(&cat);
     assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
     assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
-    static const char line[] = "worda wordb wordc wordd worde wordf wordg wordh wordi wordj\n";
     assert_int_equal(cp_matcher_scan(m, line, strlen(line), NULL, &hits), 0);
     assert_int_equal(hits.n, 1);
-    assert_int_equal(hits.lines[0].n_rules, 8);
-    for (uint32_t i = 0; i < 8; i++)
-        assert_int_equal(hits.lines[0].rules[i], i + 2);   /* t.w2 .. t.w9 */
+    assert_int_equal(hits.lines[0].n_rules, CP_LINE_RULES_MAX);
+    for (uint32_t i = 0; i < CP_LINE_RULES_MAX; i++)
+        assert_int_equal(hits.lines[0].rules[i], i + 2);   /* all but t.w0 and t.w1 */
     cp_hit_list_free(&hits);
     cp_matcher_free(m);
     cp_catalog_free(&cat);
