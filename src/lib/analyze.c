@@ -936,6 +936,11 @@ static void verdict_from_live_dump(cp_diagnosis *d, const cp_incident *inc, cons
             break;
         }
     }
+    /* as with a run stopped by hand: stuck inside a save, the save stalled */
+    if (d->phase == CP_PHASE_CHECKPOINT_SAVE) {
+        d->kind = CP_KIND_CHECKPOINT_HANG;
+        cp_diag_note(d, "The dump shows the process inside a checkpoint save: the save had stalled.");
+    }
     const cp_stackframe *top = &shown->frames[0];   /* dumps list the innermost frame first */
     d->signature = cp_strdup(top->text ? top->text : shown->text ? shown->text : "");
     d->first_time = cp_format_time(inc, &shown->origin.time);

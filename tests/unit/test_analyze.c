@@ -366,6 +366,37 @@ static void stall_after_a_finished_build_is_a_timeout(void **state)
     assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
 }
 
+/* faulthandler's frames alone, their "Thread 0x..." header cut from the
+ * paste, are still a dump of a live process; stuck inside a checkpoint
+ * save, the save stalled (DeepSpeed#797: save_checkpoint called on one
+ * rank only waits in its tag check forever). */
+static void headerless_dump_inside_a_save_is_a_checkpoint_hang(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "dump.log",
+                 "  File \"/opt/ds/deepspeed/runtime/engine.py\", line 1456 in _checkpoint_tag_validation\n"
+                 "  File \"/opt/ds/deepspeed/runtime/engine.py\", line 1489 in save_checkpoint\n"
+                 "  File \"/opt/hf/transformers/trainer.py\", line 1212 in _save_checkpoint\n"
+                 "  File \"/opt/hf/transformers/trainer.py\", line 1094 in train\n");
+    assert_true(f->d.hang);
+    assert_string_equal(f->d.rule_id, "engine.live_stack_dump");
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_HANG);
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_true(note_has(&f->d, "inside a checkpoint save", "stalled"));
+}
+
+/* Python's own frame lines with neither a header nor an error line are a
+ * traceback cut at both ends, not a dump: nothing to diagnose. */
+static void headerless_python_frames_are_not_a_dump(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "cut.log",
+                 "  File \"/opt/ds/deepspeed/runtime/engine.py\", line 1489, in save_checkpoint\n"
+                 "  File \"/opt/hf/transformers/trainer.py\", line 1212, in _save_checkpoint\n");
+    assert_false(f->d.hang);
+    assert_int_not_equal(f->d.kind, CP_KIND_CHECKPOINT_HANG);
+}
+
 /* The same phase line long before the stall says nothing of it. */
 static void stall_far_below_a_phase_line_has_no_phase(void **state)
 {
@@ -1912,6 +1943,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(first_broadcast_of_a_group_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_takes_the_phase_line_above_it, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_far_below_a_phase_line_has_no_phase, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(headerless_dump_inside_a_save_is_a_checkpoint_hang, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(headerless_python_frames_are_not_a_dump, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_inside_an_extension_build_is_a_build_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_after_a_finished_build_is_a_timeout, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kindless_line_defers_to_the_next_that_names_one, new_fixture, free_fixture),
