@@ -30,31 +30,62 @@ static int naming_weight(const cp_incident *inc, const cp_event *e)
  * finding ("[Rank 0]: Rank 2 failed to pass monitoredBarrier") outranks
  * any number of lighter pointers ("errors from rank 0. Please check rank
  * 0 logs for faulty rank"), which the finding itself caused. */
+typedef struct rank_votes {
+    int rank;
+    int votes;
+} rank_votes;
+
+static int by_rank(const void *a, const void *b)
+{
+    const rank_votes *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The rank with the most votes, alone at the top; -1 on a tie. Sorting
+ * keeps this linear-logarithmic: at thousands of ranks every rank may
+ * print a report naming one. */
+static int majority(rank_votes *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_rank);
+    int best = -1, best_votes = 0, second = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        int votes = 0;
+        for (; j < n && v[j].rank == v[i].rank; j++)
+            votes += v[j].votes;
+        if (votes > best_votes) {
+            second = best_votes;
+            best = v[i].rank;
+            best_votes = votes;
+        } else if (votes > second) {
+            second = votes;
+        }
+        i = j;
+    }
+    return best_votes > second ? best : -1;
+}
+
 int cp_suspect_named(const cp_incident *inc)
 {
-    int best = -1, best_votes = 0, second = 0, tier = -1;
+    int tier = -1;
+    size_t n = 0;
     for (size_t i = 0; i < inc->n_events; i++) {
         int w = naming_weight(inc, &inc->events[i]);
         tier = w > tier ? w : tier;
     }
+    if (tier < 0)
+        return -1;
+    rank_votes *v = malloc(inc->n_events * sizeof *v);
+    if (!v)
+        return -1;
     for (size_t i = 0; i < inc->n_events; i++) {
-        if (naming_weight(inc, &inc->events[i]) != tier || tier < 0)
-            continue;
-        int64_t r = cap_i64(&inc->events[i].caps, "culprit_rank", -1);
-        int votes = 0;
-        for (size_t j = 0; j < inc->n_events; j++)
-            if (naming_weight(inc, &inc->events[j]) == tier && cap_i64(&inc->events[j].caps, "culprit_rank", -1) == r)
-                votes += votes_of(&inc->events[j]);
-        if (votes > best_votes) {
-            if ((int)r != best)
-                second = best_votes;
-            best = (int)r;
-            best_votes = votes;
-        } else if ((int)r != best && votes > second) {
-            second = votes;
-        }
+        const cp_event *e = &inc->events[i];
+        if (naming_weight(inc, e) == tier)
+            v[n++] = (rank_votes){(int)cap_i64(&e->caps, "culprit_rank", -1), votes_of(e)};
     }
-    return best_votes > second ? best : -1;
+    int best = majority(v, n);
+    free(v);
+    return best;
 }
 
 /* The strongest event naming `rank` (of those with a `how` capture when
