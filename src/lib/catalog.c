@@ -46,6 +46,9 @@ void cp_catalog_free(cp_catalog *c)
         rule_free(&c->rules[i]);
     free(c->rules);
     free(c->by_id);
+    for (size_t i = 0; i < c->n_redefined; i++)
+        free(c->redefined[i]);
+    free(c->redefined);
     cp_catalog_init(c);
 }
 
@@ -251,12 +254,40 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
     return 0;
 }
 
+/* Whether two rule files lie in one folder. */
+static bool same_folder(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+    return la == lb && strncmp(a, b, la) == 0;
+}
+
+/* Notes a rule defined again in the folder of its first definition. */
+static int note_redefined(cp_catalog *c, const cp_rule *old, const cp_rule *r)
+{
+    if (!same_folder(old->file, r->file))
+        return 0;
+    char **grown = realloc(c->redefined, (c->n_redefined + 1) * sizeof *grown);
+    if (!grown)
+        return fail(c, r->file, r->line, "out of memory");
+    c->redefined = grown;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s:%d: rule '%s' is defined again at %s:%d", old->file, old->line, r->id, r->file,
+             r->line);
+    if (!(c->redefined[c->n_redefined] = strdup(msg)))
+        return fail(c, r->file, r->line, "out of memory");
+    c->n_redefined++;
+    return 0;
+}
+
 /* Adds (or replaces) a finished rule; takes ownership of *r. */
 static int commit_rule(cp_catalog *c, cp_rule *r)
 {
     if (check_rule(c, r) != 0)
         return -1;
     int at = cp_catalog_find(c, r->id);
+    if (at >= 0 && note_redefined(c, &c->rules[at], r) != 0)
+        return -1;
     if (at >= 0) {
         rule_free(&c->rules[at]);
         c->rules[at] = *r;

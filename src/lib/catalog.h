@@ -62,6 +62,12 @@ typedef struct cp_catalog {
     int32_t *by_id;
     size_t cap_by_id;    /* a power of two, at least twice n_rules */
     char error[512];     /* message of the last failure */
+    /* rules defined again in the folder they were first defined in ("F:L:
+     * rule 'x' is defined again at F2:L2"): the later one is used, as a
+     * user's folder overrides the catalog's, but within one folder it is
+     * a mistake that `rules --check` reports */
+    char **redefined;
+    size_t n_redefined;
 } cp_catalog;
 
 void cp_catalog_init(cp_catalog *c);

@@ -577,6 +577,8 @@ int culprit_rules_check(culprit_ctx *ctx, FILE *out)
     if (cp_matcher_check_all(ctx->matcher, err, sizeof err) != 0)
         return set_error(ctx, CULPRIT_ERR_RULES, "%s", err);
     int failures = 0;
+    for (size_t i = 0; i < ctx->catalog.n_redefined; i++, failures++)
+        fprintf(out, "%s; the later one is used\n", ctx->catalog.redefined[i]);
     for (size_t i = 0; i < ctx->catalog.n_rules; i++) {
         const cp_rule *r = &ctx->catalog.rules[i];
         for (size_t j = 0; j < r->n_tests; j++) {

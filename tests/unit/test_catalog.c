@@ -514,6 +514,10 @@ static void test_same_id_twice_in_one_file(void **state)
     assert_int_equal(c.n_rules, 1);
     assert_string_equal(c.rules[0].title, "New");
     assert_int_equal(c.rules[0].line, 10);
+    /* ... and it is noted, for rules --check: within one folder it is a slip */
+    assert_int_equal(c.n_redefined, 1);
+    assert_non_null(strstr(c.redefined[0], "twice.rules:1: rule 'd.d' is defined again at "));
+    assert_non_null(strstr(c.redefined[0], "twice.rules:10"));
     cp_catalog_free(&c);
 }
 
