@@ -954,6 +954,47 @@ static void verdict_from_live_dump(cp_diagnosis *d, const cp_incident *inc, cons
         cp_diag_note(d, "No line names an error; a process's stack was dumped while it ran, at: %s", d->signature);
 }
 
+static bool table_row(const cp_incident *inc, const cp_event *e, int rank)
+{
+    (void)rank;
+    cp_role role = role_of(inc, e);
+    return e->in_table && (role == CP_ROLE_ROOT || role == CP_ROLE_CASCADE);
+}
+
+/* The first row of torchrun's failure table (its "Root Cause"), or NULL. */
+static const cp_event *first_table_row(const cp_incident *inc)
+{
+    const cp_event *best = NULL;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (table_row(inc, e, -1) && (!best || e->stream < best->stream ||
+                                      (e->stream == best->stream && e->line < best->line)))
+            best = e;
+    }
+    return best;
+}
+
+/* Nothing but the launcher's failure table: the ranks' own output is not
+ * in the input, and the table's first row still says which rank failed
+ * first and how it ended. */
+static void verdict_from_table(cp_diagnosis *d, const cp_incident *inc, const cp_event *row)
+{
+    d->failed = true;
+    d->confidence = 35;
+    name_by_rule(d, rule_of(inc, row));
+    if (d->owner == CP_OWNER_AUTO)
+        d->owner = CP_OWNER_UNKNOWN;
+    if (d->phase == CP_PHASE_NONE)
+        d->phase = CP_PHASE_UNKNOWN;
+    d->first_rank = event_rank(inc, row);
+    d->signature = cp_strdup(row->text ? row->text : "");
+    d->first_time = cp_format_time(inc, &row->origin.time);
+    set_host(d, inc, row);
+    add_evidence(d, inc, row);
+    cp_diag_note(d, "Only the launcher's failure table reports the failure; the failing rank's own output is not "
+                    "in the input.");
+}
+
 /* Ranks stuck in a start-up barrier wait for the rank still setting up.
  * When no evidence named it and every rank that timed out is above 0,
  * that is rank 0, which does the set-up work first under
@@ -1346,13 +1387,15 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
     } else {
         cp_stall st;
         const cp_rule *raised = NULL;
-        const cp_event *cut = NULL, *dump = NULL;
+        const cp_event *cut = NULL, *dump = NULL, *row = NULL;
         if (cp_suspect_stalled(inc, &st))
             verdict_from_stall(d, inc, &st);
         else if ((cut = first_cut_traceback(inc, &raised)))
             verdict_from_cut_traceback(d, inc, cut, raised);
         else if ((dump = first_of(inc, live_dump, -1)))
             verdict_from_live_dump(d, inc, dump);
+        else if ((row = first_table_row(inc)))
+            verdict_from_table(d, inc, row);
     }
     if (d->failed) {
         rank_rows(d, inc);

@@ -397,6 +397,30 @@ static void headerless_python_frames_are_not_a_dump(void **state)
     assert_int_not_equal(f->d.kind, CP_KIND_CHECKPOINT_HANG);
 }
 
+/* torchrun's failure table alone (the ranks' output not pasted) still
+ * says which rank failed first and how: its root-cause row. */
+static void failure_table_alone_names_its_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "agent.log",
+                 "  <NO_OTHER_FAILURES>\n"
+                 "--------------------------------------------------------\n"
+                 "Root Cause (first observed failure):\n"
+                 "[0]:\n"
+                 "  time      : 2025-11-24_17:05:40\n"
+                 "  host      : node-a\n"
+                 "  rank      : 1 (local_rank: 1)\n"
+                 "  exitcode  : -6 (pid: 2195196)\n"
+                 "  error_file: <N/A>\n"
+                 "  traceback : Signal 6 (SIGABRT) received by PID 2195196\n"
+                 "========================================================\n");
+    assert_true(f->d.failed);
+    assert_false(f->d.hang);
+    assert_int_equal(f->d.first_rank, 1);
+    assert_string_equal(f->d.rule_id, "launcher.sigabrt");
+    assert_true(note_has(&f->d, "Only the launcher's failure table", "not in the input"));
+}
+
 /* The same phase line long before the stall says nothing of it. */
 static void stall_far_below_a_phase_line_has_no_phase(void **state)
 {
@@ -1943,6 +1967,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(first_broadcast_of_a_group_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_takes_the_phase_line_above_it, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_far_below_a_phase_line_has_no_phase, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(failure_table_alone_names_its_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(headerless_dump_inside_a_save_is_a_checkpoint_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(headerless_python_frames_are_not_a_dump, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_inside_an_extension_build_is_a_build_error, new_fixture, free_fixture),
