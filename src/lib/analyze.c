@@ -954,21 +954,18 @@ static void verdict_from_live_dump(cp_diagnosis *d, const cp_incident *inc, cons
         cp_diag_note(d, "No line names an error; a process's stack was dumped while it ran, at: %s", d->signature);
 }
 
-static bool table_row(const cp_incident *inc, const cp_event *e, int rank)
-{
-    (void)rank;
-    cp_role role = role_of(inc, e);
-    return e->in_table && (role == CP_ROLE_ROOT || role == CP_ROLE_CASCADE);
-}
-
-/* The first row of torchrun's failure table (its "Root Cause"), or NULL. */
+/* The first row of torchrun's failure table (its "Root Cause"), or NULL.
+ * first_of passes over such rows: elsewhere they only repeat what the
+ * ranks printed. */
 static const cp_event *first_table_row(const cp_incident *inc)
 {
     const cp_event *best = NULL;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        if (table_row(inc, e, -1) && (!best || e->stream < best->stream ||
-                                      (e->stream == best->stream && e->line < best->line)))
+        cp_role role = role_of(inc, e);
+        if (!e->in_table || (role != CP_ROLE_ROOT && role != CP_ROLE_CASCADE))
+            continue;
+        if (!best || e->stream < best->stream || (e->stream == best->stream && e->line < best->line))
             best = e;
     }
     return best;
@@ -1010,17 +1007,26 @@ static void startup_rank(cp_diagnosis *d, int lowest_timed_out)
                  lowest_timed_out);
 }
 
-/* A stall's phase from the phase line it came after: the stalled rank's,
- * or the line right above the first timeout. */
+/* A stall's phase from the phase line it came after (p, from w:
+ * cp_phase_before_stall, the stalled rank's or the line right above the
+ * first timeout). */
+static void phase_of_stall(cp_diagnosis *d, cp_phase p, const cp_writer *w)
+{
+    if (p == CP_PHASE_NONE)
+        return;
+    d->phase = p;
+    if (w && w->phase_text)
+        cp_diag_note(d, "The stall came after this phase line (%s): %s", cp_phase_name(p), w->phase_text);
+}
+
 /* A phase rule with a kind says what a stall inside its phase is (an
  * extension build that never finished waits on a stale lock): when the
- * phase line the stall came after is such a rule's, the verdict takes
- * that rule's kind and texts instead of a bare collective timeout. */
-static void stall_in_kinded_phase(cp_diagnosis *d, const cp_incident *inc)
+ * phase line the stall came after (w's, or NULL) is such a rule's, the
+ * verdict takes that rule's kind and texts instead of a bare collective
+ * timeout. */
+static void stall_in_kinded_phase(cp_diagnosis *d, const cp_incident *inc, const cp_writer *w)
 {
-    const cp_writer *w = NULL;
-    if (d->kind != CP_KIND_NCCL_TIMEOUT || cp_phase_before_stall(inc, d->first_rank, &w) == CP_PHASE_NONE || !w ||
-        w->phase_rule >= inc->cat->n_rules)
+    if (d->kind != CP_KIND_NCCL_TIMEOUT || !w || w->phase_rule >= inc->cat->n_rules)
         return;
     const cp_rule *r = &inc->cat->rules[w->phase_rule];
     if (r->kind == CP_KIND_NONE)
@@ -1028,17 +1034,6 @@ static void stall_in_kinded_phase(cp_diagnosis *d, const cp_incident *inc)
     name_by_rule(d, r);
     if (w->phase_text)
         cp_diag_note(d, "The ranks stopped inside this step and never printed its end: %s", w->phase_text);
-}
-
-static void phase_of_stall(cp_diagnosis *d, const cp_incident *inc)
-{
-    const cp_writer *w = NULL;
-    cp_phase p = cp_phase_before_stall(inc, d->first_rank, &w);
-    if (p == CP_PHASE_NONE)
-        return;
-    d->phase = p;
-    if (w && w->phase_text)
-        cp_diag_note(d, "The stall came after this phase line (%s): %s", cp_phase_name(p), w->phase_text);
 }
 
 /* Only an interrupt by hand (the `interrupted` capture: Ctrl-C,
@@ -1165,13 +1160,17 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         add_evidence(d, inc, stack);
         cp_diag_note(d, "A stack dump shows where the stuck rank was.");
     }
+    const cp_writer *before = NULL;
+    cp_phase phase_before = cp_phase_before_stall(inc, d->first_rank, &before);
+    if (phase_before == CP_PHASE_NONE)
+        before = NULL;
     if (d->phase == CP_PHASE_UNKNOWN)
-        phase_of_stall(d, inc);
+        phase_of_stall(d, phase_before, before);
     if (d->phase == CP_PHASE_UNKNOWN && waited_in != CP_PHASE_NONE) {
         d->phase = waited_in;
         note_waiters(d, waited_in, waiter);
     }
-    stall_in_kinded_phase(d, inc);
+    stall_in_kinded_phase(d, inc, before);
     if (d->first_rank >= 0) {
         for (size_t i = 0; i < inc->n_writers; i++) {
             const cp_writer *w = &inc->writers[i];

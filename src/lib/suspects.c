@@ -23,13 +23,6 @@ static int naming_weight(const cp_incident *inc, const cp_event *e)
     return r < 0 || r >= INT_MAX || e->in_table || !rule ? -1 : rule->weight;
 }
 
-/* The rank that reports name. Each report is one vote: in "Detected
- * mismatch between collectives" every healthy rank names the deviant one,
- * while the deviant names somebody else, so the majority is the culprit.
- * Only the heaviest kind of report present votes: a rank's first-hand
- * finding ("[Rank 0]: Rank 2 failed to pass monitoredBarrier") outranks
- * any number of lighter pointers ("errors from rank 0. Please check rank
- * 0 logs for faulty rank"), which the finding itself caused. */
 typedef struct rank_votes {
     int rank;
     int votes;
@@ -65,6 +58,13 @@ static int majority(rank_votes *v, size_t n)
     return best_votes > second ? best : -1;
 }
 
+/* The rank that reports name. Each report is one vote: in "Detected
+ * mismatch between collectives" every healthy rank names the deviant one,
+ * while the deviant names somebody else, so the majority is the culprit.
+ * Only the heaviest kind of report present votes: a rank's first-hand
+ * finding ("[Rank 0]: Rank 2 failed to pass monitoredBarrier") outranks
+ * any number of lighter pointers ("errors from rank 0. Please check rank
+ * 0 logs for faulty rank"), which the finding itself caused. */
 int cp_suspect_named(const cp_incident *inc)
 {
     int tier = -1;
