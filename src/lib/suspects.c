@@ -115,12 +115,29 @@ const cp_event *cp_suspect_named_by(const cp_incident *inc, int rank)
     return strongest_naming(inc, rank, false);
 }
 
+/* Whether an event's process group (its "pg" capture: the watchdog's
+ * "[PG 3 Rank 1]", a Flight Recorder report's "in PG 3") differs from the
+ * one seen so far, which it becomes when none was. */
+static bool other_group(const cp_event *e, int64_t *group)
+{
+    int64_t pg = cap_i64(&e->caps, "pg", -1);
+    if (pg < 0)
+        return false;
+    if (*group < 0)
+        *group = pg;
+    return pg != *group;
+}
+
 /* The rank whose last enqueued (or timed-out) collective is behind all
- * others never reached the collective the others wait in. */
+ * others never reached the collective the others wait in. Sequence
+ * numbers count per process group: when the ranks' reports name two
+ * groups (pipeline stages timing out in their own send/receive groups),
+ * their numbers do not compare and no rank is named. */
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
 {
     int lag = -1;
     bool unique = true;
+    int64_t group = -1;
     *low = INT64_MAX;
     *high = INT64_MIN;
     for (size_t i = 0; i < inc->n_events; i++) {
@@ -131,6 +148,8 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
         int rank = event_rank(inc, e);
         if (v < 0 || rank < 0)
             continue;
+        if (other_group(e, &group))
+            return -1;
         if (v > *high)
             *high = v;
         if (v < *low) {

@@ -1237,6 +1237,26 @@ static void watchdog_lowest_enqueued_rank(void **state)
     assert_true(note_has(d, "Rank 2", NULL));
 }
 
+/* The same reports, but rank 2's from another process group (pipeline
+ * stages time out in their own send/receive groups): sequence numbers
+ * count per group, so rank 2's lower one says nothing about the others'. */
+static const char watchdog_two_groups_text[] =
+    "[rank0]:[E1122 06:40:00.504952916 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 0] Exception (either an error or timeout) detected by watchdog at work: 122, last enqueued NCCL work: 127, last completed NCCL work: 121.\n"
+    "[rank1]:[E1122 06:40:00.586033171 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 1] Exception (either an error or timeout) detected by watchdog at work: 122, last enqueued NCCL work: 127, last completed NCCL work: 121.\n"
+    "[rank3]:[E1122 06:40:00.601413512 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 3] Exception (either an error or timeout) detected by watchdog at work: 122, last enqueued NCCL work: 127, last completed NCCL work: 121.\n"
+    "[rank2]:[E1122 06:40:02.586033171 ProcessGroupNCCL.cpp:1834] [PG 5 Rank 0] Timeout at NCCL work: 121, last enqueued NCCL work: 121, last completed NCCL work: 120.\n";
+
+static void watchdog_groups_do_not_compare(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", watchdog_two_groups_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->kind, CP_KIND_NCCL_TIMEOUT);
+    assert_int_not_equal(d->first_rank, 2);
+    assert_false(note_has(d, "121", "127"));
+}
+
 static const char desync_text[] =
     "[rank0]:[E1102 19:32:35.258672475 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=183, OpType=ALLREDUCE, NumelIn=1366, NumelOut=1366, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n"
     "[rank1]:[E1102 19:32:35.261000000 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=183, OpType=ALLREDUCE, NumelIn=1366, NumelOut=1366, Timeout(ms)=600000) ran for 600014 milliseconds before timing out.\n"
@@ -1994,6 +2014,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(specific_error_wins_within_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_lowest_enqueued_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(watchdog_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_report_names_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(barrier_finding_outranks_pointers, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(barrier_pointers_alone_name_rank_zero, new_fixture, free_fixture),
