@@ -1075,6 +1075,22 @@ static void note_waiters(cp_diagnosis *d, cp_phase waited_in, int waiter)
                      cp_phase_name(waited_in));
 }
 
+/* The phase every writer's open phase line agrees on (CP_PHASE_NONE when
+ * none has one, or two differ). */
+static cp_phase agreed_open_phase(const cp_incident *inc)
+{
+    cp_phase agreed = CP_PHASE_NONE;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        cp_phase p = cp_phase_open(&inc->writers[i]);
+        if (p == CP_PHASE_NONE)
+            continue;
+        if (agreed != CP_PHASE_NONE && p != agreed)
+            return CP_PHASE_NONE;
+        agreed = p;
+    }
+    return agreed;
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -1117,6 +1133,14 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         if (d->first_rank < 0 && only_named_rank(d, inc))
             d->confidence -= 10;
         d->phase = cp_phase_of_event(inc, first);
+        if (d->phase == CP_PHASE_UNKNOWN) {
+            /* the ranks run in step: where they all are, this one was */
+            cp_phase p = agreed_open_phase(inc);
+            if (p != CP_PHASE_NONE) {
+                d->phase = p;
+                cp_diag_note(d, "The ranks' last phase lines all say %s.", cp_phase_name(p));
+            }
+        }
         /* a consequence's frames are not the cause's: only an owner the
          * rule states (the launcher's SIGKILL: infrastructure) stands */
         if (r->owner != CP_OWNER_AUTO)

@@ -1257,6 +1257,24 @@ static void watchdog_groups_do_not_compare(void **state)
     assert_false(note_has(d, "121", "127"));
 }
 
+/* NCCL's trace of a failed call on two processes: the first to print one
+ * shows no set-up code, the other's goes up through bootstrap.cc. */
+static const char nccl_trace_peers_text[] =
+    "node3:2351:2678 [2] NCCL INFO group.cc:65 -> 2 [Async thread]\n"
+    "node3:2354:2687 [5] NCCL INFO misc/socket.cc:567 -> 2\n"
+    "node3:2354:2687 [5] NCCL INFO bootstrap.cc:270 -> 2\n"
+    "node3:2351:2351 [2] NCCL INFO group.cc:406 -> 2\n";
+
+static void cascade_takes_the_phase_the_ranks_agree_on(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "nccl.log", nccl_trace_peers_text);
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+    assert_true(note_has(d, "phase lines all say init", NULL));
+}
+
 static const char desync_text[] =
     "[rank0]:[E1102 19:32:35.258672475 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=183, OpType=ALLREDUCE, NumelIn=1366, NumelOut=1366, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n"
     "[rank1]:[E1102 19:32:35.261000000 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=183, OpType=ALLREDUCE, NumelIn=1366, NumelOut=1366, Timeout(ms)=600000) ran for 600014 milliseconds before timing out.\n"
@@ -2015,6 +2033,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_lowest_enqueued_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_groups_do_not_compare, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(cascade_takes_the_phase_the_ranks_agree_on, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_report_names_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(barrier_finding_outranks_pointers, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(barrier_pointers_alone_name_rank_zero, new_fixture, free_fixture),
