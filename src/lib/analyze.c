@@ -246,11 +246,18 @@ static bool rank_timed_out(const cp_incident *inc, int rank)
 
 /* A rankless error, and one rank the input names at all (a writer's, or a
  * line's subject: torchrun's "failed ... local_rank: 0"): that rank raised
- * it, unless it timed out waiting for another. Into d->first_rank with a
- * note; false when none or several are named, or that one timed out. */
+ * it, unless it timed out waiting for another. With no rank named, a world
+ * the input states to be one process has only rank 0. Into d->first_rank
+ * with a note; false when none or several are named, or that one timed
+ * out. */
 static bool only_named_rank(cp_diagnosis *d, const cp_incident *inc)
 {
     int r = cp_single_known_rank(inc);
+    if (r < 0 && inc->world_size_stated == 1) {
+        d->first_rank = 0;
+        cp_diag_note(d, "The error carries no rank; the input states a world of one process, so it is rank 0's.");
+        return true;
+    }
     if (r < 0 || rank_timed_out(inc, r))
         return false;
     d->first_rank = r;

@@ -1275,6 +1275,26 @@ static void cascade_takes_the_phase_the_ranks_agree_on(void **state)
     assert_true(note_has(d, "phase lines all say init", NULL));
 }
 
+/* DeepSpeed's launcher with one local process, and an error with no rank:
+ * a world of one has only rank 0. */
+static const char world_of_one_text[] =
+    "[2023-04-21 22:17:06,284] [INFO] [launch.py:161:main] global_rank_mapping=defaultdict(<class 'list'>, {'localhost': [0]})\n"
+    "[2023-04-21 22:17:06,284] [INFO] [launch.py:162:main] dist_world_size=1\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/work/train.py\", line 12, in <module>\n"
+    "    main()\n"
+    "ValueError: no training data found in /data/shards\n";
+
+static void world_of_one_is_rank_zero(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", world_of_one_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_int_equal(d->first_rank, 0);
+    assert_true(note_has(d, "world of one process", NULL));
+}
+
 static const char desync_text[] =
     "[rank0]:[E1102 19:32:35.258672475 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=183, OpType=ALLREDUCE, NumelIn=1366, NumelOut=1366, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n"
     "[rank1]:[E1102 19:32:35.261000000 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=183, OpType=ALLREDUCE, NumelIn=1366, NumelOut=1366, Timeout(ms)=600000) ran for 600014 milliseconds before timing out.\n"
@@ -2034,6 +2054,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(watchdog_lowest_enqueued_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cascade_takes_the_phase_the_ranks_agree_on, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(world_of_one_is_rank_zero, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_report_names_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(barrier_finding_outranks_pointers, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(barrier_pointers_alone_name_rank_zero, new_fixture, free_fixture),
