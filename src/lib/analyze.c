@@ -822,7 +822,8 @@ static void verdict_from_stall(cp_diagnosis *d, const cp_incident *inc, const cp
 
 /* The rule that began a stack event, when it stands for a raised error
  * (a traceback rule with a kind: Python's "Traceback (most recent call
- * last)"); NULL for a dump of a live process (faulthandler, py-spy), whose
+ * last)"; a frame rule with one, for a traceback whose header the paste
+ * cut); NULL for a dump of a live process (faulthandler, py-spy), whose
  * rules have none. Read again from the stack's first line. */
 static const cp_rule *raised_by(const cp_incident *inc, const cp_event *e)
 {
@@ -833,7 +834,7 @@ static const cp_rule *raised_by(const cp_incident *inc, const cp_event *e)
         return NULL;
     for (uint32_t i = 0; i < h.n_rules; i++) {
         const cp_rule *r = &inc->cat->rules[h.rules[i]];
-        if (r->role == CP_ROLE_TRACEBACK && r->kind != CP_KIND_NONE)
+        if ((r->role == CP_ROLE_TRACEBACK || r->role == CP_ROLE_FRAME) && r->kind != CP_KIND_NONE)
             return r;
     }
     return NULL;

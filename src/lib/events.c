@@ -49,6 +49,7 @@ typedef struct block {
     size_t n_frames;
     bool in_table, has_traceback;
     bool dump_frames;      /* has frames only stack dumps print (faulthandler's) */
+    int raising_frames;    /* frames only tracebacks print (raising_frame) */
     bool chained;          /* the last traceback line links two exceptions */
     bool awaits_time;      /* counted in untimed_open */
     bool time_own;         /* a line of the block carried a time itself */
@@ -314,8 +315,11 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b, bool at_end)
     int best = best_candidate(inc, b);
     /* A stack with no error line (faulthandler, py-spy, a traceback cut
      * short) is kept too: it tells where a rank was. Frames in the form
-     * only dumps print are a stack even when a paste cut their header. */
-    bool stack_only = best < 0 && (b->has_traceback || b->dump_frames) && b->n_frames > 0;
+     * only dumps print are a stack even when a paste cut their header;
+     * so are two or more in the form only tracebacks print (a paste that
+     * begins inside a traceback). */
+    bool headless = b->dump_frames || b->raising_frames >= 2;
+    bool stack_only = best < 0 && (b->has_traceback || headless) && b->n_frames > 0;
     cp_event *e = best >= 0 || stack_only ? event_new(inc) : NULL;
     if (e) {
         const candidate *c = best >= 0 ? &b->cand[best] : NULL;
@@ -483,6 +487,7 @@ typedef struct line_info {
     bool has_own_time;      /* the line carries a timestamp itself */
     bool starts_stack;      /* a traceback rule with state = begin */
     bool dump_frame;        /* a frame rule with state = begin: a dump's frame */
+    bool raising_frame;     /* a frame rule with a kind: a traceback's frame */
     const char *display;    /* prepared (cp_prepared_display) */
 } line_info;
 
@@ -538,6 +543,7 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
         case CP_ROLE_FRAME:
             li->is_frame = true;
             li->dump_frame |= r->state == CP_STATE_BEGIN;
+            li->raising_frame |= r->kind != CP_KIND_NONE;
             break;
         case CP_ROLE_TRACEBACK:
             li->is_traceback = true;
@@ -907,6 +913,7 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     if (li->is_traceback)
         b->has_traceback = true;
     b->dump_frames |= li->dump_frame;
+    b->raising_frames += li->raising_frame;
     if (li->is_frame)
         add_frame(b, &li->caps, frame_phase_rule(inc, li),
                   cp_matcher_is_library(inc->matcher, cp_captures_get(&li->caps, "file")), li->display, li->no);

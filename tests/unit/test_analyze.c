@@ -120,6 +120,30 @@ static void cut_traceback_is_a_failure(void **state)
     assert_true(note_has(d, "ends in rank 0's traceback", NULL));
 }
 
+/* A paste that begins inside a traceback, below its header, and stops
+ * before its exception line (DeepSpeed's pipeline engine, as in
+ * Coobiw/MPP-LLaVA#34): its frames are still a raised error, not a dump
+ * of a live process, and they say where. */
+static const char headless_traceback_text[] =
+    "File \"/data/MPP-LLaVA/train_pipeline.py\", line 228, in main\n"
+    "    loss = engine.train_batch(data_iter=train_iter)\n"
+    "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/pipe/engine.py\", line 388, in train_batch\n"
+    "    self._exec_schedule(sched)\n"
+    "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/pipe/engine.py\", line 1102, in _exec_backward_pass\n"
+    "    torch.autograd.backward(tensors=out_tensors, grad_tensors=grad_tensors)\n";
+
+static void headless_traceback_is_a_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", headless_traceback_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_false(d->hang);
+    assert_int_equal(d->kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_string_equal(d->rule_id, "engine.cut_traceback");
+    assert_int_equal(d->phase, CP_PHASE_BACKWARD);
+}
+
 /* A faulthandler dump is where a live process was, not an error it
  * raised: it is no cut traceback. Alone, with no error anywhere, it was
  * taken of a process that was stuck (a signal or a timer), a hang. */
@@ -2013,6 +2037,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(cut_traceback_is_a_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(headless_traceback_is_a_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(dump_at_the_end_is_a_hang_not_an_exception, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
