@@ -1083,22 +1083,6 @@ static void note_waiters(cp_diagnosis *d, cp_phase waited_in, int waiter)
                      cp_phase_name(waited_in));
 }
 
-/* The phase every writer's open phase line agrees on (CP_PHASE_NONE when
- * none has one, or two differ). */
-static cp_phase agreed_open_phase(const cp_incident *inc)
-{
-    cp_phase agreed = CP_PHASE_NONE;
-    for (size_t i = 0; i < inc->n_writers; i++) {
-        cp_phase p = cp_phase_open(&inc->writers[i]);
-        if (p == CP_PHASE_NONE)
-            continue;
-        if (agreed != CP_PHASE_NONE && p != agreed)
-            return CP_PHASE_NONE;
-        agreed = p;
-    }
-    return agreed;
-}
-
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -1143,7 +1127,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         d->phase = cp_phase_of_event(inc, first);
         if (d->phase == CP_PHASE_UNKNOWN) {
             /* the ranks run in step: where they all are, this one was */
-            cp_phase p = agreed_open_phase(inc);
+            cp_phase p = cp_phase_open_agreed(inc);
             if (p != CP_PHASE_NONE) {
                 d->phase = p;
                 cp_diag_note(d, "The ranks' last phase lines all say %s.", cp_phase_name(p));

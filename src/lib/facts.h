@@ -146,6 +146,9 @@ int cp_ranks_extent(const cp_incident *inc);
 cp_phase cp_phase_from_frames(const cp_incident *inc, const cp_event *e);
 /* The phase a writer's last phase line left it in, if still open. */
 cp_phase cp_phase_open(const cp_writer *w);
+/* The phase every writer's open phase line agrees on; CP_PHASE_NONE when
+ * none has one, or two differ. */
+cp_phase cp_phase_open_agreed(const cp_incident *inc);
 /* The phase of an event: its frames, its rule, the same rank's other
  * stacks, its writer's open phase, its rank's last phase line;
  * CP_PHASE_UNKNOWN when nothing says. */

@@ -42,6 +42,20 @@ cp_phase cp_phase_open(const cp_writer *w)
     return w->phase != CP_PHASE_NONE && w->phase_state != CP_STATE_END ? w->phase : CP_PHASE_NONE;
 }
 
+cp_phase cp_phase_open_agreed(const cp_incident *inc)
+{
+    cp_phase agreed = CP_PHASE_NONE;
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        cp_phase p = cp_phase_open(&inc->writers[i]);
+        if (p == CP_PHASE_NONE)
+            continue;
+        if (agreed != CP_PHASE_NONE && p != agreed)
+            return CP_PHASE_NONE;
+        agreed = p;
+    }
+    return agreed;
+}
+
 /* The phase the rank's own lines last announced, for an event another
  * writer logged about it (the launcher's "exitcode: -9" names the rank's
  * pid, the kernel names its process): of the rank's writers, the one
