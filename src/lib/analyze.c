@@ -22,7 +22,8 @@ enum {
  * the innermost few Python frames (their code called the library with the
  * bad input, or raised itself); the framework's when the user's frames are
  * only far out (a script that called trainer.train()). Library frames are
- * those a `library` rule hit (rules/05-libraries.rules). */
+ * those a `library` rule hit (rules/05-libraries.rules); a frame whose
+ * path the paste cut short counts for neither when none does. */
 enum { USER_FRAME_REACH = 4 };
 
 static cp_owner owner_from_frames(const cp_event *e)
@@ -31,6 +32,8 @@ static cp_owner owner_from_frames(const cp_event *e)
     for (size_t i = e->n_frames; i-- > 0;) {
         const char *f = e->frames[i].file;
         if (!f || !strstr(f, ".py"))
+            continue;
+        if (e->frames[i].unowned)
             continue;
         if (!e->frames[i].library)
             return seen < USER_FRAME_REACH ? CP_OWNER_USER_CODE : CP_OWNER_FRAMEWORK;

@@ -435,8 +435,8 @@ static void add_candidate(block *b, const cp_catalog *cat, uint32_t rule, uint64
 }
 
 /* `library`: a library rule matches its file (analyze.c, the owner). */
-static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, bool library, const char *text,
-                      uint64_t line)
+static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, bool library, bool unowned,
+                      const char *text, uint64_t line)
 {
     const char *file = cp_captures_get(caps, "file");
     const char *func = cp_captures_get(caps, "func");
@@ -453,6 +453,7 @@ static void add_frame(block *b, const cp_captures *caps, uint32_t phase_rule, bo
     f->func = func ? cp_strdup(func) : NULL;
     f->phase_rule = phase_rule;
     f->library = library;
+    f->unowned = !library && unowned;
     f->text = text ? cp_strdup(text) : NULL;
     f->line = line;
 }
@@ -488,6 +489,8 @@ typedef struct line_info {
     bool starts_stack;      /* a traceback rule with state = begin */
     bool dump_frame;        /* a frame rule with state = begin: a dump's frame */
     bool raising_frame;     /* a frame rule with a kind: a traceback's frame */
+    bool cut_frame;         /* a frame rule with owner = unknown: its path
+                               may be cut, so only a library rule can place it */
     const char *display;    /* prepared (cp_prepared_display) */
 } line_info;
 
@@ -544,6 +547,7 @@ static void classify(cp_incident *inc, const cp_line_hits *h, line_info *li)
             li->is_frame = true;
             li->dump_frame |= r->state == CP_STATE_BEGIN;
             li->raising_frame |= r->kind != CP_KIND_NONE;
+            li->cut_frame |= r->owner == CP_OWNER_UNKNOWN;
             break;
         case CP_ROLE_TRACEBACK:
             li->is_traceback = true;
@@ -916,7 +920,8 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     b->raising_frames += li->raising_frame;
     if (li->is_frame)
         add_frame(b, &li->caps, frame_phase_rule(inc, li),
-                  cp_matcher_is_library(inc->matcher, cp_captures_get(&li->caps, "file")), li->display, li->no);
+                  cp_matcher_is_library(inc->matcher, cp_captures_get(&li->caps, "file")), li->cut_frame,
+                  li->display, li->no);
     for (uint32_t i = 0; i < li->n_err; i++)
         add_candidate(b, inc->cat, li->err_rules[i], li->no, li->display);
     merge_caps(&b->caps, &li->caps);

@@ -52,6 +52,8 @@ typedef struct cp_stackframe {
     uint64_t line;
     uint32_t phase_rule;   /* best phase hint rule hitting this frame, or UINT32_MAX */
     bool library;          /* a library rule hit it: not the user's code */
+    bool unowned;          /* neither: a path the input cut short, which no
+                              library rule recognises (py.frame.cut) */
 } cp_stackframe;
 
 typedef struct cp_event {

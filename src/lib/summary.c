@@ -86,10 +86,10 @@ static json_t *event_json(const cp_incident *inc, const cp_event *e)
         json_object_set_new(caps, k, jstr(value));
     for (size_t i = 0; i < e->n_frames; i++) {
         const cp_stackframe *f = &e->frames[i];
-        json_array_append_new(frames, json_pack("{s:o,s:o,s:o,s:I,s:o,s:b}", "file", str_or_null(f->file), "func",
+        json_array_append_new(frames, json_pack("{s:o,s:o,s:o,s:I,s:o,s:b,s:b}", "file", str_or_null(f->file), "func",
                                                 str_or_null(f->func), "text", str_or_null(f->text), "line",
                                                 (json_int_t)f->line, "phase_rule", rule_json(inc, f->phase_rule),
-                                                "library", f->library));
+                                                "library", f->library, "unowned", f->unowned));
     }
     for (int i = 0; i < e->n_ev; i++)
         json_array_append_new(ev, json_pack("[iIo]", e->ev[i].stream, (json_int_t)e->ev[i].line,
@@ -330,6 +330,7 @@ static bool event_of(merge_ctx *m, json_t *o, cp_event *e)
             e->frames[i].line = (uint64_t)get_i64(f, "line", 0);
             e->frames[i].phase_rule = rule_of(m->inc, json_object_get(f, "phase_rule"));
             e->frames[i].library = json_is_true(json_object_get(f, "library"));
+            e->frames[i].unowned = json_is_true(json_object_get(f, "unowned"));
         }
         e->n_frames = nf;
     }

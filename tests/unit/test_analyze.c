@@ -1643,6 +1643,33 @@ static void own_script_frames_are_the_users(void **state)
     assert_int_equal(f->d.owner, CP_OWNER_USER_CODE);
 }
 
+/* A paste that begins inside a frame's path (DeepSpeed#4434): what is
+ * left of it still names DeepSpeed's engine, so the exception is the
+ * framework's; a stub that names no library is nobody's (a path cut down
+ * to "untime/fp16/..." is no proof of the user's own code). */
+static void cut_frame_naming_a_library_is_the_frameworks(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 ".env/lib/python3.11/site-packages/deepspeed/runtime/engine.py\", line 3288, in "
+                 "_get_zero_param_shapes\n"
+                 "    ) == 2 else self.optimizer.fp16_groups\n"
+                 "AttributeError: 'BF16_Optimizer' object has no attribute 'fp16_groups'\n");
+    assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_int_equal(f->d.owner, CP_OWNER_FRAMEWORK);
+}
+
+static void cut_frame_naming_no_library_is_nobodys(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "untime/fp16/scaler.py\", line 175, in update_scale\n"
+                 "    raise Exception(\"scale at minimum\")\n"
+                 "AttributeError: 'Scaler' object has no attribute 'cur_scale'\n");
+    assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_int_equal(f->d.owner, CP_OWNER_UNKNOWN);
+}
+
 /* An assertion in DeepSpeed's engine set-up is its configuration refused,
  * whatever it says (here nothing); the same AssertionError raised in the
  * user's training step is not. */
@@ -2092,6 +2119,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(dcp_loader_exception_is_checkpoint_io, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kernel_assertion_names_its_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(framework_checkout_frames_are_library, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(cut_frame_naming_a_library_is_the_frameworks, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(cut_frame_naming_no_library_is_nobodys, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(own_script_frames_are_the_users, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(deepspeed_engine_assert_is_config, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(zero_without_optimizer_is_config, new_fixture, free_fixture),
