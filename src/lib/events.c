@@ -48,6 +48,7 @@ typedef struct block {
     cp_stackframe frames[CP_FRAMES_MAX];
     size_t n_frames;
     bool in_table, has_traceback;
+    uint64_t traceback_line;  /* the last traceback line (a header, a chain) */
     bool dump_frames;      /* has frames only stack dumps print (faulthandler's) */
     int raising_frames;    /* frames only tracebacks print (raising_frame) */
     bool chained;          /* the last traceback line links two exceptions */
@@ -868,6 +869,22 @@ static block *traceback_awaiting_error(const cp_incident *inc, stream_scan *st, 
     return NULL;
 }
 
+/* Whether the block is a whole traceback: frames, then an error line
+ * after the last of them and after any header or chain line. (An error
+ * line above the frames is a message printed before its stack, which some
+ * loggers do; one above "During handling of the above exception" is the
+ * first of a chain.) */
+static bool error_ends_block(const block *b)
+{
+    if (b->n_cand == 0 || b->n_frames == 0)
+        return false;
+    uint64_t last_error = 0;
+    for (int i = 0; i < b->n_cand; i++)
+        if (b->cand[i].line > last_error)
+            last_error = b->cand[i].line;
+    return last_error > b->frames[b->n_frames - 1].line && last_error > b->traceback_line;
+}
+
 static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info *li)
 {
     block *b = traceback_awaiting_error(inc, st, writer, li);
@@ -879,6 +896,13 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
      * thread of a stack dump) is a new event, unless Python said the two
      * are chained. */
     if (li->starts_stack && (b->n_cand > 0 || b->n_frames > 0) && !b->chained && b->first_line != li->no) {
+        finalize(inc, st, b, false);
+        b = block_for(inc, st, writer, li->no);
+    }
+    /* A traceback's frame under the error line that ended a traceback
+     * begins the next one, its header cut (or never printed: a paste of
+     * interleaved ranks' tracebacks). */
+    if (li->raising_frame && !b->chained && error_ends_block(b) && b->first_line != li->no) {
         finalize(inc, st, b, false);
         b = block_for(inc, st, writer, li->no);
     }
@@ -914,8 +938,10 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
     b->last_line = li->no;
     if (b->in_table)
         st->table_until = li->no + TABLE_SPAN;
-    if (li->is_traceback)
+    if (li->is_traceback) {
         b->has_traceback = true;
+        b->traceback_line = li->no;
+    }
     b->dump_frames |= li->dump_frame;
     b->raising_frames += li->raising_frame;
     if (li->is_frame)

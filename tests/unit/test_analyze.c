@@ -1129,6 +1129,29 @@ static void interrupt_after_an_error_is_no_hang(void **state)
     assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
 }
 
+/* The same with the second traceback's header cut from the paste
+ * (OpenNMT-py#1724, frames printed without their indentation): the error
+ * line ended the first traceback, so the frames under it begin another,
+ * and the interrupt is not the first traceback's exception. */
+static void frames_after_an_error_line_begin_another_traceback(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "File \"/home/u/.local/lib/python3.6/site-packages/apex/amp/scaler.py\", line 176, in "
+                 "unscale_with_stashed\n"
+                 "out_scale/grads_have_scale, # 1./scale,\n"
+                 "ZeroDivisionError: float division by zero\n"
+                 "File \"/usr/lib/python3.6/multiprocessing/process.py\", line 93, in run\n"
+                 "self._target(*self._args, **self._kwargs)\n"
+                 "File \"/home/u/OpenNMT-py/train.py\", line 156, in run\n"
+                 "error_queue.put((opt.gpu_ranks[device_id], traceback.format_exc()))\n"
+                 "KeyboardInterrupt\n");
+    assert_true(f->d.failed);
+    assert_false(f->d.hang);
+    assert_string_not_equal(f->d.rule_id, "engine.interrupted");
+    assert_true(strstr(f->d.signature, "ZeroDivisionError") != NULL);
+}
+
 /* An uncaught C++ exception's stack is no dump of a live process: the
  * process aborted, it did not hang. */
 static void cpp_exception_stack_is_no_live_dump(void **state)
@@ -2156,6 +2179,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(pyspy_dump_frames_name_the_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(interrupt_inside_a_save_is_a_stalled_save, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(interrupt_after_an_error_is_no_hang, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(frames_after_an_error_line_begin_another_traceback, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cpp_exception_stack_is_no_live_dump, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
