@@ -965,6 +965,34 @@ static void verdict_from_live_dump(cp_diagnosis *d, const cp_incident *inc, cons
         cp_diag_note(d, "No line names an error; a process's stack was dumped while it ran, at: %s", d->signature);
 }
 
+/* A line the analysis keeps that says the training's numbers went
+ * non-finite (a NaN loss or gradient norm in a progress line). */
+static bool nonfinite_numbers(const cp_incident *inc, const cp_event *e, int rank)
+{
+    (void)rank;
+    const cp_rule *r = rule_of(inc, e);
+    return r && r->role == CP_ROLE_CONTEXT && r->keep && r->kind == CP_KIND_LOSS_SCALE_FLOOR;
+}
+
+/* Nothing raised and nothing stalled, but the loss or the gradient norm
+ * went NaN or Inf and the run went on: its numbers are garbage from that
+ * step on, which is the failure to report. The first rank to print one is
+ * the first known to have diverged. */
+static void verdict_from_nonfinite(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
+{
+    d->failed = true;
+    d->confidence = 40;
+    conclude(d, inc, "engine.nonfinite_training");
+    d->phase = CP_PHASE_UNKNOWN;
+    d->first_rank = event_rank(inc, first);
+    d->signature = cp_strdup(first->text ? first->text : "");
+    d->first_time = cp_format_time(inc, &first->origin.time);
+    set_host(d, inc, first);
+    add_evidence(d, inc, first);
+    cp_diag_note(d, "No line names an error, but the loss or the gradient norm went NaN or Inf: %s",
+                 d->signature);
+}
+
 /* The first row of torchrun's failure table (its "Root Cause"), or NULL.
  * first_of passes over such rows: elsewhere they only repeat what the
  * ranks printed. */
@@ -1405,13 +1433,15 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
     } else {
         cp_stall st;
         const cp_rule *raised = NULL;
-        const cp_event *cut = NULL, *dump = NULL, *row = NULL;
+        const cp_event *cut = NULL, *dump = NULL, *nan = NULL, *row = NULL;
         if (cp_suspect_stalled(inc, &st))
             verdict_from_stall(d, inc, &st);
         else if ((cut = first_cut_traceback(inc, &raised)))
             verdict_from_cut_traceback(d, inc, cut, raised);
         else if ((dump = first_of(inc, live_dump, -1)))
             verdict_from_live_dump(d, inc, dump);
+        else if ((nan = first_of(inc, nonfinite_numbers, -1)))
+            verdict_from_nonfinite(d, inc, nan);
         else if ((row = first_table_row(inc)))
             verdict_from_table(d, inc, row);
     }

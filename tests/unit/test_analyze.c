@@ -1152,6 +1152,35 @@ static void frames_after_an_error_line_begin_another_traceback(void **state)
     assert_true(strstr(f->d.signature, "ZeroDivisionError") != NULL);
 }
 
+/* No error, but the loss went NaN and the run went on (torchtitan#3109's
+ * shape): the non-finite numbers are the failure. An fp16 run's skipped
+ * step, logged with an infinite gradient norm and a finite loss, is not. */
+static void nan_loss_without_an_error_is_the_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank0]:step:  1  loss: 10.9012  grad_norm:  3.2101\n"
+                 "[rank0]:step:  2  loss: 10.8123  grad_norm: 97.5520\n"
+                 "[rank0]:step:  3  loss:    nan  grad_norm:   nan\n"
+                 "[rank0]:step:  4  loss:    nan  grad_norm:   nan\n");
+    assert_true(f->d.failed);
+    assert_false(f->d.hang);
+    assert_string_equal(f->d.rule_id, "engine.nonfinite_training");
+    assert_int_equal(f->d.kind, CP_KIND_LOSS_SCALE_FLOOR);
+    assert_int_equal(f->d.owner, CP_OWNER_NUMERIC);
+    assert_int_equal(f->d.first_rank, 0);
+    assert_true(strstr(f->d.signature, "step:  3") != NULL);
+}
+
+static void skipped_fp16_step_is_no_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "{'loss': 2.3113, 'grad_norm': inf, 'learning_rate': 2e-05, 'epoch': 0.01}\n"
+                 "{'loss': 2.2871, 'grad_norm': 1.9421, 'learning_rate': 2e-05, 'epoch': 0.02}\n");
+    assert_false(f->d.failed);
+}
+
 /* An uncaught C++ exception's stack is no dump of a live process: the
  * process aborted, it did not hang. */
 static void cpp_exception_stack_is_no_live_dump(void **state)
@@ -2180,6 +2209,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(interrupt_inside_a_save_is_a_stalled_save, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(interrupt_after_an_error_is_no_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(frames_after_an_error_line_begin_another_traceback, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nan_loss_without_an_error_is_the_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(skipped_fp16_step_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cpp_exception_stack_is_no_live_dump, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
