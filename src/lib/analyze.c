@@ -363,6 +363,16 @@ static bool any_progress(const cp_incident *inc)
     return false;
 }
 
+/* An NCCL transport failure with no phase of its own, in an input where
+ * no rank logged a training step, is NCCL setting up its connections. */
+static void nccl_setup_phase(cp_diagnosis *d, const cp_incident *inc)
+{
+    if (d->phase != CP_PHASE_UNKNOWN || d->kind != CP_KIND_NCCL_COMM_ERROR || any_progress(inc))
+        return;
+    d->phase = CP_PHASE_INIT;
+    cp_diag_note(d, "No rank logged a training step: NCCL failed while setting up its connections (phase init).");
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -377,11 +387,7 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     d->phase = cp_phase_of_event(inc, root);
     if (d->phase == CP_PHASE_UNKNOWN)
         cp_phase_from_peers(d, inc, root);
-    if (d->phase == CP_PHASE_UNKNOWN && r->kind == CP_KIND_NCCL_COMM_ERROR && !any_progress(inc)) {
-        d->phase = CP_PHASE_INIT;
-        cp_diag_note(d, "No rank logged a training step: NCCL failed while setting up its connections (phase "
-                        "init).");
-    }
+    nccl_setup_phase(d, inc);
     d->hang = root_is_hang(inc, r);
     d->signature = cp_strdup(root->text ? root->text : "");
     d->first_time = cp_format_time(inc, &root->origin.time);
@@ -1164,6 +1170,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
                 cp_diag_note(d, "The ranks' last phase lines all say %s.", cp_phase_name(p));
             }
         }
+        nccl_setup_phase(d, inc);
         /* a consequence's frames are not the cause's: only an owner the
          * rule states (the launcher's SIGKILL: infrastructure) stands */
         if (r->owner != CP_OWNER_AUTO)

@@ -1776,6 +1776,20 @@ static void nccl_transport_error_before_any_step_is_init(void **state)
     assert_true(note_has(&f->d, "No rank logged a training step", NULL));
 }
 
+/* The same when the only NCCL lines are consequences (the trace of an
+ * error code up NCCL's source, tagged by mpirun, as in horovod#3752): no
+ * training step yet, so it is the set-up. */
+static void nccl_trace_before_any_step_is_init(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[1,1]<stdout>:slave1:126624:126758 [1] NCCL INFO enqueue.cc:1450 -> 4\n"
+                 "[1,1]<stdout>:slave1:126624:126758 [1] NCCL INFO enqueue.cc:1462 -> 4\n");
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_COMM_ERROR);
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+    assert_true(note_has(&f->d, "No rank logged a training step", NULL));
+}
+
 static void nccl_transport_error_after_steps_has_no_phase(void **state)
 {
     fixture *f = *state;
@@ -2178,6 +2192,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(zero_without_optimizer_is_config, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(assert_in_training_step_is_no_config, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_transport_error_before_any_step_is_init, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nccl_trace_before_any_step_is_init, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nccl_transport_error_after_steps_has_no_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_of_a_host_gives_the_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(gpu_zero_everywhere_gives_no_rank, new_fixture, free_fixture),
