@@ -971,6 +971,16 @@ static void verdict_from_live_dump(cp_diagnosis *d, const cp_incident *inc, cons
         cp_diag_note(d, "No line names an error; a process's stack was dumped while it ran, at: %s", d->signature);
 }
 
+/* The one event a conclusion rests on: its rank, line, time and host. */
+static void take_event(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
+{
+    d->first_rank = event_rank(inc, e);
+    d->signature = cp_strdup(e->text ? e->text : "");
+    d->first_time = cp_format_time(inc, &e->origin.time);
+    set_host(d, inc, e);
+    add_evidence(d, inc, e);
+}
+
 /* A line the analysis keeps that says the training's numbers went
  * non-finite (a NaN loss or gradient norm in a progress line). */
 static bool nonfinite_numbers(const cp_incident *inc, const cp_event *e, int rank)
@@ -990,11 +1000,7 @@ static void verdict_from_nonfinite(cp_diagnosis *d, const cp_incident *inc, cons
     d->confidence = 40;
     conclude(d, inc, "engine.nonfinite_training");
     d->phase = CP_PHASE_UNKNOWN;
-    d->first_rank = event_rank(inc, first);
-    d->signature = cp_strdup(first->text ? first->text : "");
-    d->first_time = cp_format_time(inc, &first->origin.time);
-    set_host(d, inc, first);
-    add_evidence(d, inc, first);
+    take_event(d, inc, first);
     cp_diag_note(d, "No line names an error, but the loss or the gradient norm went NaN or Inf: %s",
                  d->signature);
 }
@@ -1028,11 +1034,7 @@ static void verdict_from_table(cp_diagnosis *d, const cp_incident *inc, const cp
         d->owner = CP_OWNER_UNKNOWN;
     if (d->phase == CP_PHASE_NONE)
         d->phase = CP_PHASE_UNKNOWN;
-    d->first_rank = event_rank(inc, row);
-    d->signature = cp_strdup(row->text ? row->text : "");
-    d->first_time = cp_format_time(inc, &row->origin.time);
-    set_host(d, inc, row);
-    add_evidence(d, inc, row);
+    take_event(d, inc, row);
     cp_diag_note(d, "Only the launcher's failure table reports the failure; the failing rank's own output is not "
                     "in the input.");
 }
