@@ -41,6 +41,7 @@ typedef struct block {
     int writer;
     cp_origin origin;
     uint64_t first_line, last_line;
+    uint64_t traceback_line;  /* the last traceback line (a header, a chain) */
     char *first_text;
     candidate cand[MAX_CAND];
     int n_cand;
@@ -48,7 +49,6 @@ typedef struct block {
     cp_stackframe frames[CP_FRAMES_MAX];
     size_t n_frames;
     bool in_table, has_traceback;
-    uint64_t traceback_line;  /* the last traceback line (a header, a chain) */
     bool dump_frames;      /* has frames only stack dumps print (faulthandler's) */
     int raising_frames;    /* frames only tracebacks print (raising_frame) */
     bool chained;          /* the last traceback line links two exceptions */
@@ -894,15 +894,12 @@ static void block_line(cp_incident *inc, stream_scan *st, int writer, line_info 
         b = block_for(inc, st, writer, li->no);
     /* A new traceback after a finished one (or after frames: the next
      * thread of a stack dump) is a new event, unless Python said the two
-     * are chained. */
-    if (li->starts_stack && (b->n_cand > 0 || b->n_frames > 0) && !b->chained && b->first_line != li->no) {
-        finalize(inc, st, b, false);
-        b = block_for(inc, st, writer, li->no);
-    }
-    /* A traceback's frame under the error line that ended a traceback
-     * begins the next one, its header cut (or never printed: a paste of
+     * are chained; so is a traceback's frame under the error line that
+     * ended a traceback, its header cut (or never printed: a paste of
      * interleaved ranks' tracebacks). */
-    if (li->raising_frame && !b->chained && error_ends_block(b) && b->first_line != li->no) {
+    bool next_stack = (li->starts_stack && (b->n_cand > 0 || b->n_frames > 0)) ||
+                      (li->raising_frame && error_ends_block(b));
+    if (next_stack && !b->chained && b->first_line != li->no) {
         finalize(inc, st, b, false);
         b = block_for(inc, st, writer, li->no);
     }
