@@ -209,6 +209,25 @@ static void rank_in_another_collective_is_out_of_step(void **state)
     assert_true(shows_rank0);
 }
 
+/* The paste ends inside the last rank's collective type (fairseq-based
+ * OFA#271): a cut name is no other collective. */
+static void type_cut_by_the_paste_is_not_another_collective(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802212 milliseconds "
+                 "before timing out.\n"
+                 "[E ProcessGroupNCCL.cpp:737] [Rank 3] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=469508, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802211 milliseconds "
+                 "before timing out.\n"
+                 "[E ProcessGroupNCCL.cpp:737] [Rank 5] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=469508, OpType=ALLR");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+    assert_false(note_has(&f->d, "different collectives", NULL));
+}
+
 /* Two ranks in each collective: the ranks called different collectives,
  * but no single rank is out of step. */
 static void even_split_of_collectives_names_no_rank(void **state)
@@ -2134,6 +2153,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(dump_at_the_end_is_a_hang_not_an_exception, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(type_cut_by_the_paste_is_not_another_collective, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_that_differ_are_different_collectives, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(alltoall_sizes_do_not_differ, new_fixture, free_fixture),
