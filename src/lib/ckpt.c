@@ -139,25 +139,6 @@ void ck_warn(ck_walk *w, const char *fmt, ...)
     va_end(ap);
 }
 
-void ck_ranges(const bool *present, size_t n, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < n && used + 24 < len; i++) {
-        if (present[i])
-            continue;
-        size_t j = i;
-        while (j + 1 < n && !present[j + 1])
-            j++;
-        int k = j > i ? snprintf(buf + used, len - used, "%s%zu-%zu", used ? "," : "", i, j)
-                      : snprintf(buf + used, len - used, "%s%zu", used ? "," : "", i);
-        used += (size_t)k;
-        i = j;
-    }
-    if (used + 24 >= len && len > 4)
-        snprintf(buf + len - 5, 5, "...");
-}
-
 static bool is_weight(const char *name)
 {
     static const char *const ext[] = {".pt", ".pth", ".bin", ".safetensors", ".distcp"};

@@ -64,9 +64,6 @@ void ck_warn(ck_walk *w, const char *fmt, ...);
  * weight files; `prefix` is prepended to names ("mp_rank_00/"). */
 void ck_check_files(ck_walk *w, size_t entry, const char *abs, const char *prefix, const ck_list *l);
 
-/* "3,5-7" for the missing members of 0..n-1 (present[i] false). */
-void ck_ranges(const bool *present, size_t n, char *buf, size_t len);
-
 /* Layout checks (ckpt_layout.c). `sib` are the root's candidates. */
 int ck_ds_dp_count(const ck_list *l);
 void ck_ds_tag(ck_walk *w, ck_cand *c, const ck_cand *sib, size_t n_sib);

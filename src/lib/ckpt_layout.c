@@ -73,7 +73,7 @@ static void ds_missing(ck_walk *w, ck_cand *c, ds_kind kind, int mp, int expect,
         }
     if (n_have < expect) {
         char buf[RANGES];
-        ck_ranges(have, (size_t)expect, buf, sizeof buf);
+        cp_absent_ranges(have, (size_t)expect, buf, sizeof buf);
         ck_problem(w, c->entry, "missing %d of %d ZeRO %s shards for mp rank %02d: DP ranks %s (%d expected, %s)",
                    expect - n_have, expect, kind == DS_OPTIM ? "optimizer" : "model", mp, buf, expect, why);
     }
@@ -166,7 +166,7 @@ static void dcp_ranks(ck_walk *w, ck_cand *c, const ck_list *l, const char *pref
         if (match_distcp(l->v[i].name, &r))
             have[r] = true;
     char buf[RANGES];
-    ck_ranges(have, (size_t)max + 1, buf, sizeof buf);
+    cp_absent_ranges(have, (size_t)max + 1, buf, sizeof buf);
     if (buf[0])
         ck_problem(w, c->entry, "%sno .distcp file from rank%s %s (rank %d wrote one)", prefix,
                    strpbrk(buf, ",-") ? "s" : "", buf, max);
@@ -291,7 +291,7 @@ static void hf_rng(ck_walk *w, ck_cand *c)
         if (match_rng(c->list.v[i].name, &r) && r <= max)
             have[r] = true;
     char buf[RANGES];
-    ck_ranges(have, (size_t)max + 1, buf, sizeof buf);
+    cp_absent_ranges(have, (size_t)max + 1, buf, sizeof buf);
     if (buf[0])
         ck_problem(w, c->entry, "rng_state files missing for process%s %s", strpbrk(buf, ",-") ? "es" : "", buf);
     free(have);

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -233,4 +234,23 @@ uint64_t cp_count_newlines(const char *p, size_t n)
 {
     bool nul = false;
     return cp_count_newlines_nul(p, n, &nul);
+}
+
+void cp_absent_ranges(const bool *present, size_t n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && used + 24 < len; i++) {
+        if (present[i])
+            continue;
+        size_t j = i;
+        while (j + 1 < n && !present[j + 1])
+            j++;
+        int k = j > i ? snprintf(buf + used, len - used, "%s%zu-%zu", used ? "," : "", i, j)
+                      : snprintf(buf + used, len - used, "%s%zu", used ? "," : "", i);
+        used += (size_t)k;
+        i = j;
+    }
+    if (used + 24 >= len && len > 4)
+        snprintf(buf + len - 5, 5, "...");
 }

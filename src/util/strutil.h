@@ -33,6 +33,9 @@ uint64_t cp_count_newlines(const char *p, size_t n);
 /* The same, and in the same pass whether p[0, n) holds a NUL byte: sets
  * *nul when it does (leaves it alone otherwise). */
 uint64_t cp_count_newlines_nul(const char *p, size_t n, bool *nul);
+/* "3,5-7" for the missing members of 0..n-1 (present[i] false), cut
+ * with "..." where buf[len] is too short. */
+void cp_absent_ranges(const bool *present, size_t n, char *buf, size_t len);
 
 /* FNV-1a, for the in-memory hash tables (writers, identity facts, the
  * thinning table); not a stable format. Start from CP_HASH_SEED and feed
