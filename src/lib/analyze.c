@@ -1005,6 +1005,85 @@ static void verdict_from_nonfinite(cp_diagnosis *d, const cp_incident *inc, cons
                  d->signature);
 }
 
+/* A line the analysis keeps that says a rank was setting up its process
+ * group (pytorch.process_group_setup): a kept context line of set-up. */
+static bool setup_line(const cp_incident *inc, const cp_event *e, int rank)
+{
+    (void)rank;
+    const cp_rule *r = rule_of(inc, e);
+    return r && r->role == CP_ROLE_CONTEXT && r->keep && r->phase == CP_PHASE_INIT;
+}
+
+/* The last set-up line of the input, when no writer logged a training
+ * step: the run never got past set-up. NULL otherwise. */
+static const cp_event *unfinished_setup(const cp_incident *inc)
+{
+    for (size_t i = 0; i < inc->n_writers; i++)
+        if (inc->writers[i].last_step >= 0)
+            return NULL;
+    const cp_event *last = NULL;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (setup_line(inc, e, -1) &&
+            (!last || e->stream > last->stream || (e->stream == last->stream && e->line > last->line)))
+            last = e;
+    }
+    return last;
+}
+
+/* Marks in joined[0, n) the ranks that printed a set-up line of their own
+ * ("GLOBAL_RANK: 3", "for rank: 3"); returns how many did. */
+static int ranks_set_up(const cp_incident *inc, bool *joined, int n)
+{
+    int count = 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int64_t r = setup_line(inc, e, -1) ? cap_i64(&e->caps, "joined_rank", -1) : -1;
+        if (r >= 0 && r < n && !joined[r]) {
+            joined[r] = true;
+            count++;
+        }
+    }
+    return count;
+}
+
+/* The ranks of a stated world that printed no set-up line, as ranges into
+ * `absent`, when some did and some did not. */
+static bool ranks_not_set_up(const cp_incident *inc, char *absent, size_t len)
+{
+    int n = inc->world_size_stated;
+    if (n < 2 || n > CP_MAX_RANK_ROWS)
+        return false;
+    bool *joined = calloc((size_t)n, sizeof *joined);
+    if (!joined)
+        return false;
+    int count = ranks_set_up(inc, joined, n);
+    if (count > 0 && count < n)
+        cp_absent_ranges(joined, (size_t)n, absent, len);
+    free(joined);
+    return count > 0 && count < n;
+}
+
+/* Nothing raised, nothing timed out and no training step: the input ends
+ * while the ranks set up their process group, where each waits for the
+ * whole world. A stall there (or a log cut there); which ranks never
+ * printed their set-up line, where the world is stated, is the lead. */
+static void verdict_from_setup(cp_diagnosis *d, const cp_incident *inc, const cp_event *last)
+{
+    d->failed = true;
+    d->hang = true;
+    d->confidence = 30;
+    conclude(d, inc, "engine.setup_unfinished");
+    take_event(d, inc, last);
+    d->first_rank = -1;
+    cp_diag_note(d, "No error and no training step: the input ends during the process group's set-up, after this "
+                    "line: %s", d->signature);
+    char absent[128];
+    if (ranks_not_set_up(inc, absent, sizeof absent))
+        cp_diag_note(d, "Of the %d ranks the input states, ranks %s printed no set-up line: the others were waiting "
+                        "for them.", inc->world_size_stated, absent);
+}
+
 /* The first row of torchrun's failure table (its "Root Cause"), or NULL.
  * first_of passes over such rows: elsewhere they only repeat what the
  * ranks printed. */
@@ -1278,6 +1357,20 @@ static cp_rank_state state_of_event(const cp_incident *inc, const cp_event *e)
     }
 }
 
+/* A stall in set-up: the ranks that printed their set-up line were
+ * waiting for the others, not silent. */
+static void waiting_in_setup(cp_diagnosis *d, const cp_incident *inc, int n)
+{
+    bool *joined = calloc((size_t)n, sizeof *joined);
+    if (!joined)
+        return;
+    ranks_set_up(inc, joined, n);
+    for (int r = 0; r < n; r++)
+        if (joined[r] && d->ranks[r].state == CP_RS_SILENT)
+            d->ranks[r].state = CP_RS_OK;
+    free(joined);
+}
+
 static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
 {
     int n = cp_ranks_extent(inc);
@@ -1336,6 +1429,8 @@ static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
     }
     if (d->first_rank >= 0 && d->first_rank < n)
         d->ranks[d->first_rank].state = CP_RS_ROOT;
+    if (d->rule_id && strcmp(d->rule_id, "engine.setup_unfinished") == 0)
+        waiting_in_setup(d, inc, n);
 }
 
 /* ---- notes on what the launcher claimed ------------------------------------ */
@@ -1442,7 +1537,7 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
     } else {
         cp_stall st;
         const cp_rule *raised = NULL;
-        const cp_event *cut = NULL, *dump = NULL, *nan = NULL, *row = NULL;
+        const cp_event *cut = NULL, *dump = NULL, *nan = NULL, *row = NULL, *setup = NULL;
         if (cp_suspect_stalled(inc, &st))
             verdict_from_stall(d, inc, &st);
         else if ((cut = first_cut_traceback(inc, &raised)))
@@ -1453,6 +1548,8 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
             verdict_from_nonfinite(d, inc, nan);
         else if ((row = first_table_row(inc)))
             verdict_from_table(d, inc, row);
+        else if ((setup = unfinished_setup(inc)))
+            verdict_from_setup(d, inc, setup);
     }
     if (d->failed) {
         rank_rows(d, inc);

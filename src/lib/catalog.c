@@ -247,8 +247,10 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
                     r->id);
     if (r->cut && (r->role != CP_ROLE_ROOT || r->n_if_frame == 0))
         return fail(c, r->file, r->line, "rule '%s': cut needs role root and an if_frame", r->id);
-    if (r->alone && r->role != CP_ROLE_ROOT && r->role != CP_ROLE_CASCADE)
-        return fail(c, r->file, r->line, "rule '%s': alone needs role root or cascade", r->id);
+    /* (a line only starts an event when a rule keeps it as one) */
+    if (r->alone && r->role != CP_ROLE_ROOT && r->role != CP_ROLE_CASCADE && !(r->role == CP_ROLE_CONTEXT && r->keep))
+        return fail(c, r->file, r->line, "rule '%s': alone needs role root or cascade, or a kept context rule",
+                    r->id);
     if (r->under_frame && (r->role != CP_ROLE_PHASE || r->state != CP_STATE_NONE))
         return fail(c, r->file, r->line, "rule '%s': under = frame needs role phase and no state", r->id);
     return 0;

@@ -1266,6 +1266,45 @@ static void root_wins_over_cascade(void **state)
     assert_int_equal(d->evidence[0].line, 6);
 }
 
+/* ---- a run that never finished its set-up ------------------------------ */
+
+/* pytorch-lightning#8707: a two-node Slurm job without srun starts only
+ * the first node's ranks; they print their set-up line and wait. */
+static const char lightning_half_world_text[] =
+    "GPU available: True, used: True\n"
+    "initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8\n"
+    "initializing ddp: GLOBAL_RANK: 2, MEMBER: 3/8\n"
+    "initializing ddp: GLOBAL_RANK: 0, MEMBER: 1/8\n"
+    "initializing ddp: GLOBAL_RANK: 3, MEMBER: 4/8\n";
+
+static void input_ending_in_setup_is_a_setup_stall(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "slurm-1.out", lightning_half_world_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_true(d->hang);
+    assert_string_equal(d->rule_id, "engine.setup_unfinished");
+    assert_int_equal(d->kind, CP_KIND_RENDEZVOUS_ERROR);
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+    assert_int_equal(d->first_rank, -1);
+    assert_true(note_has(d, "ranks 4-7 printed no set-up line", NULL));
+    assert_int_equal(row_of(d, 2)->state, CP_RS_OK);
+    assert_int_equal(row_of(d, 5)->state, CP_RS_SILENT);
+}
+
+/* The same lines, then training steps: set-up finished, nothing failed. */
+static void setup_followed_by_steps_is_no_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "slurm-1.out",
+                 "initializing ddp: GLOBAL_RANK: 0, MEMBER: 1/2\n"
+                 "initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/2\n"
+                 "All DDP processes registered. Starting ddp with 2 processes\n"
+                 "step 10 | loss 2.3113\n");
+    assert_false(f->d.failed);
+}
+
 /* ---- clock skew --------------------------------------------------------------- */
 
 static const char skew_generic_text[] =
@@ -2153,6 +2192,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(dump_at_the_end_is_a_hang_not_an_exception, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(input_ending_in_setup_is_a_setup_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(setup_followed_by_steps_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(type_cut_by_the_paste_is_not_another_collective, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_that_differ_are_different_collectives, new_fixture, free_fixture),

@@ -320,9 +320,9 @@ static const bad_case bad_cases[] = {
      "[rule a.b]\nrole = cascade\nkind = nccl_timeout\ncut = yes\nif_frame = y\nmatch = x\ntest = x\ntitle = t\n"
      "means = m\naction = a\n",
      1, "rule 'a.b': cut needs role root and an if_frame"},
-    {"alone on a context line",
+    {"alone on a context line not kept",
      "[rule a.b]\nrole = context\nalone = yes\nmatch = x\ntest = x\n",
-     1, "rule 'a.b': alone needs role root or cascade"},
+     1, "rule 'a.b': alone needs role root or cascade, or a kept context rule"},
     {"under something else than a frame",
      "[rule a.b]\nrole = phase\nphase = backward\nunder = traceback\nmatch = x\ntest = x\n",
      4, "under must be frame, not 'traceback'"},
