@@ -404,6 +404,27 @@ static size_t field_at(const char *s, size_t n, size_t q, fstate *st, char sep,
     return 0;
 }
 
+/* "(2/4) " after a logging header: k2's recipes (icefall, ZipVoice) log
+ * each process's rank and the world size so under DDP. Takes the rank;
+ * returns the length read, 0 when there is none at p. */
+static size_t rank_of_world(const char *s, size_t n, size_t p, fstate *st)
+{
+    int64_t rank, world;
+    size_t q = p;
+    if (q >= n || s[q] != '(')
+        return 0;
+    q++;
+    size_t k = read_num(s, n, q, 9, &rank);
+    if (!k || q + k >= n || s[q + k] != '/')
+        return 0;
+    q += k + 1;
+    size_t j = read_num(s, n, q, 9, &world);
+    if (!j || q + j + 1 >= n || s[q + j] != ')' || s[q + j + 1] != ' ' || rank >= world)
+        return 0;
+    set_rank(st, rank, 1);
+    return q + j + 2 - p;   /* and the space after it */
+}
+
 static size_t peel_fields(const char *s, size_t n, size_t p, fstate *st)
 {
     size_t body = p;
@@ -436,6 +457,10 @@ static size_t peel_fields(const char *s, size_t n, size_t p, fstate *st)
         prev_level = is_level;
         seen_level |= is_level;
     }
+    /* (k2's format: "LEVEL [file.py:N] (2/4) "; a message of its own may
+     * start with a count in parentheses) */
+    if (seen_level && body >= 2 && s[body - 1] == ' ' && s[body - 2] == ']')
+        body += rank_of_world(s, n, body, st);
     return body;
 }
 

@@ -322,6 +322,14 @@ static const frame_case cases[] = {
      U, U, "", U, U, U, 'I', ABS(1734748264962),
      "step 7/40000 | loss 2.3873 | lr 1.312e-06 | grad_norm 2.609 | tokens/s 2816 | TFLOPs 368.9 | "
      "mem 46.06GB/50.35GB"},
+    /* k2's recipes (icefall, ZipVoice) under DDP: "(rank/world)" after the
+     * logging fields (k2-fsa/icefall#1463); not without a level and a
+     * [file:line] field before it */
+    {"2024-01-14 01:03:00,826 WARNING [train.py:1057] (2/4) Grad scale is small: 1.29e-26",
+     2, U, "", U, U, U, 'W', ABS(1705194180826), "Grad scale is small: 1.29e-26"},
+    {"2024-01-14 01:03:00,826 (2/4) x", U, U, "", U, U, U, 0, ABS(1705194180826), "(2/4) x"},
+    {"2024-01-14 01:03:00,826 INFO (1/3) Downloading", U, U, "", U, U, U, 'I', ABS(1705194180826),
+     "(1/3) Downloading"},
     {"step 40 | RANK 2 | loss", 2, U, "", U, U, U, 0, NONE_T, "step 40 | RANK 2 | loss"},
     {"step 40 | Rank 2 | loss", 2, U, "", U, U, U, 0, NONE_T, "step 40 | Rank 2 | loss"},
     {"call(rank 2 | x)", 2, U, "", U, U, U, 0, NONE_T, "call(rank 2 | x)"},
