@@ -19,7 +19,8 @@
  *    PyTorch puts after it), glog headers, leading rank/PG tags, NCCL's
  *    "host:pid:tid [dev] file:line NCCL WARN ", timestamps with the logging
  *    fields after them (level, rank, "- name -", "[file.py:1:fn]", pid and
- *    uuid brackets), "LEVEL:logger:" and syslog's "host tag[pid]: ".
+ *    uuid brackets, k2's "(rank/world)"), "LEVEL:logger:" and syslog's
+ *    "host tag[pid]: ".
  *  - kept: srun's and slurmstepd's own messages (their host and task are
  *    still taken), "WARNING: text" (the level is taken), a "name: " after
  *    a level unless it is clearly a logger (dotted, "__x__", "root"), and
