@@ -1018,9 +1018,8 @@ static bool setup_line(const cp_incident *inc, const cp_event *e, int rank)
  * step: the run never got past set-up. NULL otherwise. */
 static const cp_event *unfinished_setup(const cp_incident *inc)
 {
-    for (size_t i = 0; i < inc->n_writers; i++)
-        if (inc->writers[i].last_step >= 0)
-            return NULL;
+    if (any_progress(inc))
+        return NULL;
     const cp_event *last = NULL;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
