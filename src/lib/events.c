@@ -63,6 +63,7 @@ typedef struct stream_scan {
     cp_origin path_origin;
     cp_time last_time;
     bool prev_inheritable;
+    bool prev_frame;          /* the line before was a traceback's frame */
     uint64_t prev_line;
     cp_origin prev_origin;
     int prev_next_pid;
@@ -486,6 +487,7 @@ typedef struct line_info {
     uint32_t progress_rule; /* a progress rule that hit */
     bool progress_only;     /* nothing but progress: the fast path */
     bool is_frame, is_traceback, is_progress, is_identity, is_context;
+    bool inherited;         /* took the identity of the line above (attribute) */
     bool has_own_time;      /* the line carries a timestamp itself */
     bool starts_stack;      /* a traceback rule with state = begin */
     bool dump_frame;        /* a frame rule with state = begin: a dump's frame */
@@ -599,6 +601,7 @@ static void attribute(stream_scan *st, line_info *li)
         }
         o.time = t;
         o.level = level;
+        li->inherited = true;
     }
     li->origin = o;
 }
@@ -1040,8 +1043,13 @@ static void process_line(cp_incident *inc, stream_scan *st, const char *data, co
 
     /* Only an error-ish line hands its identity down: a traceback under a
      * rank's "ERROR ... failed" line is that rank's, one under its routine
-     * progress line may be anybody's. */
-    st->prev_inheritable = in_event || li.is_context || li.origin.level == 'E' || li.origin.level == 'F';
+     * progress line may be anybody's. A frame's source line is part of its
+     * traceback even when it hits a rule of its own (the "step" of
+     * `log.info("eval at step %d", ...)` is a progress rule's). */
+    bool source_line = li.inherited && st->prev_frame && line_no == st->prev_line + 1;
+    st->prev_inheritable = in_event || source_line || li.is_context || li.origin.level == 'E' ||
+                           li.origin.level == 'F';
+    st->prev_frame = li.is_frame;
     st->prev_line = line_no;
     st->prev_origin = li.origin;
     st->prev_next_pid = cap_int(&li.caps, "next_pid", -1);
@@ -1078,6 +1086,7 @@ static void skip_run(cp_incident *inc, stream_scan *st, const cp_prepared *prep,
     if (o.time.kind == CP_TS_NONE)
         o.time = st->last_time;
     st->prev_inheritable = o.level == 'E' || o.level == 'F';
+    st->prev_frame = false;
     st->prev_line = lp->no;
     st->prev_origin = o;
     st->prev_next_pid = -1;

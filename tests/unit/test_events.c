@@ -421,6 +421,31 @@ static void traceback_under_error_line_takes_its_rank(void **state)
     assert_int_equal(e->n_frames, 2);
 }
 
+/* real-19: the source line under a frame hits a progress rule of its own
+ * ("step" in `log.info("eval at step %d", ...)`); it is still part of the
+ * traceback, and the frames and exception below it stay rank 3's. */
+static const char source_line_hits_rule_text[] =
+    "2026-12-01 07:05:03,945 [rank3] ERROR train: training failed\n"                      /* 1 */
+    "Traceback (most recent call last):\n"                                                /* 2 */
+    "  File \"/work/gen/s19_eval_zero_division.py\", line 60, in main\n"                  /* 3 */
+    "    log.info(\"eval at step %d: accuracy=%.3f\", step, evaluate(model, val))\n"       /* 4 */
+    "                                                     ^^^^^^^^^^^^^^^^^^^^\n"         /* 5 */
+    "  File \"/work/gen/s19_eval_zero_division.py\", line 31, in evaluate\n"              /* 6 */
+    "    acc = torch.tensor([correct / len(val)])\n"                                      /* 7 */
+    "                        ~~~~~~~~^~~~~~~~~~\n"                                        /* 8 */
+    "ZeroDivisionError: division by zero\n";                                             /* 9 */
+
+static void source_line_with_a_rule_keeps_the_rank(void **state)
+{
+    cp_incident *inc = *state;
+    scan_one(inc, "train.log", source_line_hits_rule_text);
+    assert_int_equal(inc->n_events, 1);
+    const cp_event *e = &inc->events[0];
+    assert_int_equal(e->line, 9);
+    assert_int_equal(e->origin.rank, 3);
+    assert_int_equal(e->n_frames, 2);
+}
+
 /* gen-03 layout: a routine progress line does not hand its rank down. */
 static const char after_progress_text[] =
     "[2026-11-29 16:19:56,758][INFO][rank 0/4] step=3 loss=1.3850\n"                 /* 1 */
@@ -1167,6 +1192,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(cpp_stack_joins_event_above, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(traceback_under_error_line_takes_its_rank, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(traceback_under_progress_line_has_no_rank, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(source_line_with_a_rule_keeps_the_rank, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(faulthandler_after_sigterm_belongs_to_pid, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(own_header_starts_new_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(launcher_report_is_its_own_event, new_incident, free_incident),
