@@ -318,14 +318,21 @@ static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event 
     return doubt;
 }
 
-/* Whether a collective or a pipeline transfer waited out its timeout. */
+/* A consequence that is a wait run out: a collective's or a pipeline
+ * transfer's timeout, or set-up waiting for ranks that never arrived. */
+static bool waited_out(const cp_rule *r)
+{
+    if (!r || r->role != CP_ROLE_CASCADE)
+        return false;
+    return r->kind == CP_KIND_NCCL_TIMEOUT || r->kind == CP_KIND_PIPELINE_HANG || setup_wait(r);
+}
+
+/* Whether any process waited out its timeout. */
 static bool any_timeout(const cp_incident *inc)
 {
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_rule *r = rule_of(inc, &inc->events[i]);
-        if (r && r->role == CP_ROLE_CASCADE && (r->kind == CP_KIND_NCCL_TIMEOUT || r->kind == CP_KIND_PIPELINE_HANG))
+    for (size_t i = 0; i < inc->n_events; i++)
+        if (waited_out(rule_of(inc, &inc->events[i])))
             return true;
-    }
     return false;
 }
 

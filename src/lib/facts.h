@@ -68,6 +68,23 @@ static inline int64_t cap_i64(const cp_capset *c, const char *name, int64_t dflt
     return s && cp_parse_i64(s, &v) ? v : dflt;
 }
 
+/* A rule whose line is a rank waiting for ranks that never arrived at
+ * set-up: a rendezvous error that is a consequence (a cascade) of the
+ * init phase (pytorch.store_setup_wait_timeout). Like a collective's
+ * timeout, the rank the waiters waited for is the lead. */
+static inline bool setup_wait(const cp_rule *r)
+{
+    return r && r->role == CP_ROLE_CASCADE && r->kind == CP_KIND_RENDEZVOUS_ERROR && r->phase == CP_PHASE_INIT;
+}
+
+/* A line of the launcher stopping a process (a `stop_signal` capture:
+ * torchrun's "Sending process P closing signal SIGTERM"): it is about P,
+ * which was still running, and is no report of P's own. */
+static inline bool stopped_by_launcher(const cp_event *e)
+{
+    return cp_capset_get(&e->caps, "stop_signal") != NULL;
+}
+
 static inline bool timed(const cp_time *t)
 {
     return t->kind == CP_TS_ABS;

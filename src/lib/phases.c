@@ -111,7 +111,7 @@ cp_phase cp_phase_of_waiters(const cp_incident *inc, int *rank)
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         const cp_rule *r = rule_of(inc, e);
-        if (!r || r->kind != CP_KIND_NCCL_TIMEOUT || e->in_table || e->n_frames == 0)
+        if (!r || (r->kind != CP_KIND_NCCL_TIMEOUT && !setup_wait(r)) || e->in_table || e->n_frames == 0)
             continue;
         /* a traceback that names no phase was waiting elsewhere (the
          * rank that took another code path): no agreement */

@@ -8,10 +8,12 @@
  * lines carrying both a rank and another field. cp_ranks_resolve turns
  * every writer into a global rank where the facts allow.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts.h"
 #include "incident.h"
 #include "util/buf.h"
 #include "util/prefetch.h"
@@ -355,9 +357,79 @@ static int by_pid_source_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The one process torchrun's agent stopped ("Sending process P closing
+ * signal SIGTERM") that its failure table does not list, and how many
+ * such processes there were (*count); -1 when none. */
+static int stopped_unlisted_pid(const cp_incident *inc, int *count)
+{
+    int pid = -1;
+    *count = 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        int64_t p = cp_capset_get(&e->caps, "stop_signal") ? cap_i64(&e->caps, "next_pid", -1) : -1;
+        if (p <= 0 || p > INT_MAX || p == pid)
+            continue;
+        bool listed = false;
+        for (size_t t = 0; t < inc->n_table && !listed; t++)
+            listed = inc->table[t].pid == p;
+        if (!listed) {
+            pid = (int)p;
+            ++*count;
+        }
+    }
+    return pid;
+}
+
+/* The local rank missing from a failure table whose rows are local ranks
+ * 0..m of one node save one, with the global rank offset its rows agree
+ * on (*offset); -1 when the rows are not so. */
+static int table_missing_local(const cp_incident *inc, int *offset)
+{
+    size_t m = inc->n_table;
+    if (m == 0 || m > CP_MAX_RANK_ROWS)
+        return -1;
+    bool *seen = calloc(m + 1, sizeof *seen);
+    if (!seen)
+        return -1;
+    int missing = -1;
+    bool fits = true;
+    for (size_t t = 0; t < m && fits; t++) {
+        const cp_table_entry *e = &inc->table[t];
+        fits = e->local_rank >= 0 && (size_t)e->local_rank <= m && !seen[e->local_rank] && e->rank >= e->local_rank &&
+               (t == 0 || (e->rank - e->local_rank == *offset && strcmp(e->host, inc->table[0].host) == 0));
+        if (fits) {
+            seen[e->local_rank] = true;
+            *offset = e->rank - e->local_rank;
+        }
+    }
+    for (size_t l = 0; fits && l <= m; l++)
+        if (!seen[l])
+            missing = (int)l;
+    free(seen);
+    return fits ? missing : -1;
+}
+
+/* torchrun's agent lists every worker that failed in its table and stops
+ * the ones still running. When it stopped exactly one process the table
+ * does not list, and the table holds local ranks 0..m of one node save
+ * one, that process is the missing local rank: the one still busy when
+ * the others failed (often the one they were waiting for). */
+static bool stopped_worker(const cp_incident *inc, cp_pid_rank *out)
+{
+    int count, offset = 0;
+    int pid = stopped_unlisted_pid(inc, &count);
+    if (pid < 0 || count != 1)
+        return false;
+    int local = table_missing_local(inc, &offset);
+    if (local < 0)
+        return false;
+    *out = (cp_pid_rank){pid, offset + local, 2, inc->n_table, NULL};
+    return true;
+}
+
 int cp_pid_ranks_build(const cp_incident *inc, cp_pid_ranks *out)
 {
-    size_t cap = inc->n_writers + inc->n_idents + inc->n_table, n = 0;
+    size_t cap = inc->n_writers + inc->n_idents + inc->n_table + 1, n = 0;
     out->v = malloc((cap ? cap : 1) * sizeof *out->v);
     out->n = 0;
     if (!out->v)
@@ -377,6 +449,8 @@ int cp_pid_ranks_build(const cp_incident *inc, cp_pid_ranks *out)
         if (t->rank >= 0 && t->pid >= 0)
             out->v[n++] = (cp_pid_rank){t->pid, t->rank, 2, i, NULL};
     }
+    if (stopped_worker(inc, &out->v[n]))
+        n++;
     qsort(out->v, n, sizeof *out->v, by_pid_source_order);
     out->n = n;
     return 0;

@@ -439,8 +439,10 @@ int cp_suspect_silent(const cp_incident *inc, bool count_table)
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         int r = event_rank(inc, e);
-        /* a context line (a set-up line, a NaN loss) is no error report */
-        if (r >= 0 && r < n && e->rule != CP_RULE_STACK && role_of(inc, e) != CP_ROLE_CONTEXT)
+        /* a context line (a set-up line, a NaN loss) is no error report,
+         * nor is the launcher stopping the rank */
+        if (r >= 0 && r < n && e->rule != CP_RULE_STACK && role_of(inc, e) != CP_ROLE_CONTEXT &&
+            !stopped_by_launcher(e))
             spoke[r] = true;
     }
     /* a rank in the launcher's failure table failed on its own account;

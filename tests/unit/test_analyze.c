@@ -2100,6 +2100,62 @@ static void silent_exit_is_unknown_on_that_rank(void **state)
     assert_true(note_has(d, "rank 2", NULL));
 }
 
+/* real-20, cut down: ranks 0-2 time out in init_process_group waiting
+ * for rank 3, which was still building a cache; torchrun lists them in
+ * its table and stops the one process it does not list, whose
+ * faulthandler stack follows. The stopped pid is local rank 3, the one
+ * the table lacks, and it is the rank the others waited for. */
+static const char late_rank_text[] =
+    "Traceback (most recent call last):\n"
+    "  File \"/work/gen/s20_late_rank_init.py\", line 38, in main\n"
+    "    dist.init_process_group(\"gloo\", timeout=timedelta(seconds=15))\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/distributed/distributed_c10d.py\", line 761, in init_process_group\n"
+    "    default_pg = _new_process_group_helper(\n"
+    "RuntimeError: Socket Timeout\n"
+    "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 13247 closing signal SIGTERM\n"
+    "Current thread 0x00007fa999459040 (most recent call first):\n"
+    "  File \"/work/gen/s20_late_rank_init.py\", line 27 in build_token_cache\n"
+    "  File \"/work/gen/s20_late_rank_init.py\", line 37 in main\n"
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 13244) of binary: /usr/bin/python3\n"
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    "============================================================\n"
+    "/work/gen/s20_late_rank_init.py FAILED\n"
+    "------------------------------------------------------------\n"
+    "Failures:\n"
+    "[1]:\n"
+    "  time      : 2026-12-01_07:06:35\n"
+    "  host      : localhost\n"
+    "  rank      : 1 (local_rank: 1)\n"
+    "  exitcode  : 1 (pid: 13245)\n"
+    "[2]:\n"
+    "  time      : 2026-12-01_07:06:35\n"
+    "  host      : localhost\n"
+    "  rank      : 2 (local_rank: 2)\n"
+    "  exitcode  : 1 (pid: 13246)\n"
+    "------------------------------------------------------------\n"
+    "Root Cause (first observed failure):\n"
+    "[0]:\n"
+    "  time      : 2026-12-01_07:06:35\n"
+    "  host      : localhost\n"
+    "  rank      : 0 (local_rank: 0)\n"
+    "  exitcode  : 1 (pid: 13244)\n"
+    "============================================================\n";
+
+static void set_up_waiters_point_at_the_stopped_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", late_rank_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_true(d->hang);
+    assert_int_equal(d->first_rank, 3);
+    assert_int_equal(d->kind, CP_KIND_RENDEZVOUS_ERROR);
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+    assert_true(note_has(d, "Rank 3", "printed no error"));
+    assert_int_equal(d->n_ranks, 4);
+    assert_int_equal(d->ranks[3].state, CP_RS_ROOT);
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2265,6 +2321,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(kernel_oom_kill_names_rank_by_pid, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(collective_mismatch_majority, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(silent_exit_is_unknown_on_that_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(set_up_waiters_point_at_the_stopped_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
