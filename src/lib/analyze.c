@@ -380,6 +380,23 @@ static void nccl_setup_phase(cp_diagnosis *d, const cp_incident *inc)
     cp_diag_note(d, "No rank logged a training step: NCCL failed while setting up its connections (phase init).");
 }
 
+/* A rankless error put on a rank by inference (the only rank named, the
+ * one behind): that rank's own phase line, still open, says where it was
+ * ("Saving model and optim state to ..." right above the error). */
+static void phase_of_inferred_rank(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
+{
+    const cp_writer *w;
+    if (event_rank(inc, root) >= 0 || d->first_rank < 0)
+        return;
+    cp_phase p = cp_phase_open_of_rank(inc, d->first_rank, &w);
+    if (p == CP_PHASE_NONE)
+        return;
+    d->phase = p;
+    if (w->phase_text)
+        cp_diag_note(d, "Rank %d's last phase line, never closed, says %s: %s", d->first_rank, cp_phase_name(p),
+                     w->phase_text);
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -394,6 +411,8 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     d->phase = cp_phase_of_event(inc, root);
     if (d->phase == CP_PHASE_UNKNOWN)
         cp_phase_from_peers(d, inc, root);
+    if (d->phase == CP_PHASE_UNKNOWN)
+        phase_of_inferred_rank(d, inc, root);
     nccl_setup_phase(d, inc);
     d->hang = root_is_hang(inc, r);
     d->signature = cp_strdup(root->text ? root->text : "");

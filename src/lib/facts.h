@@ -181,6 +181,10 @@ void cp_phase_from_peers(cp_diagnosis *d, const cp_incident *inc, const cp_event
  * progress bar the timeout was printed onto). *from: the writer of that
  * line. CP_PHASE_NONE when none says. */
 cp_phase cp_phase_before_stall(const cp_incident *inc, int rank, const cp_writer **from);
+/* The phase rank's latest phase line left open (a save begun and not
+ * ended), with the writer holding it (*from); CP_PHASE_NONE and NULL when
+ * none. */
+cp_phase cp_phase_open_of_rank(const cp_incident *inc, int rank, const cp_writer **from);
 /* The phase the tracebacks of the ranks that timed out agree on (the
  * frames they waited in: a barrier inside save_checkpoint); CP_PHASE_NONE
  * when none names one, or one names none or another. *rank: a rank that

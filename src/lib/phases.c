@@ -77,6 +77,15 @@ static cp_phase rank_phase(const cp_incident *inc, int rank)
     return last ? cp_phase_open(last) : CP_PHASE_NONE;
 }
 
+cp_phase cp_phase_open_of_rank(const cp_incident *inc, int rank, const cp_writer **from)
+{
+    *from = rank_phase_writer(inc, rank);
+    cp_phase p = *from ? cp_phase_open(*from) : CP_PHASE_NONE;
+    if (p == CP_PHASE_NONE)
+        *from = NULL;
+    return p;
+}
+
 cp_phase cp_phase_before_stall(const cp_incident *inc, int rank, const cp_writer **from)
 {
     const cp_writer *best = rank_phase_writer(inc, rank);

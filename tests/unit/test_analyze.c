@@ -2156,6 +2156,24 @@ static void set_up_waiters_point_at_the_stopped_rank(void **state)
     assert_int_equal(d->ranks[3].state, CP_RS_ROOT);
 }
 
+/* OLMo#827: rank 0 begins a save and an error with no rank follows;
+ * rank 0 is the only rank named, and its save line, never closed, says
+ * where it was. */
+static const char rankless_error_in_save_text[] =
+    "[2025-04-14 19:37:32] INFO     [olmo.checkpoint:1927, rank=0] Saving model and optim state to olmo-7b-test/step0-tmp...\n"
+    "OLMoConfigurationError: Checkpoint for step 0 already exists, use --save_overwrite to overwrite it\n";
+
+static void rankless_error_takes_the_inferred_ranks_open_phase(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", rankless_error_in_save_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_int_equal(d->first_rank, 0);
+    assert_int_equal(d->phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_true(note_has(d, "Rank 0's last phase line", "Saving model and optim state"));
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2322,6 +2340,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(collective_mismatch_majority, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(silent_exit_is_unknown_on_that_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(set_up_waiters_point_at_the_stopped_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rankless_error_takes_the_inferred_ranks_open_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
