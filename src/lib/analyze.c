@@ -1226,6 +1226,21 @@ static void note_waiters(cp_diagnosis *d, cp_phase waited_in, int waiter)
                      cp_phase_name(waited_in));
 }
 
+/* The rank that left without an error may have left a stack (faulthandler
+ * on SIGABRT or SIGSEGV): where it died is the phase. */
+static void stack_of_the_rank_that_left(cp_diagnosis *d, const cp_incident *inc, int rank)
+{
+    const cp_event *stack = cp_stack_of_rank(inc, rank);
+    if (!stack || event_rank(inc, stack) != rank)
+        return;
+    add_evidence(d, inc, stack);
+    cp_phase p = cp_phase_from_frames(inc, stack);
+    if (p == CP_PHASE_NONE)
+        return;
+    d->phase = p;
+    cp_diag_note(d, "Rank %d's stack dump shows where it was when it died (%s).", rank, cp_phase_name(p));
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -1255,6 +1270,13 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
             conclude(d, inc, "engine.silent_exit");
             cp_diag_note(d, "Every error printed is a consequence of a peer going away; rank %d is the only rank "
                             "that printed none, so it is the peer that left.", quiet);
+            if (cp_rank_exited_cleanly(inc, quiet)) {
+                conclude(d, inc, "engine.left_early");
+                cp_diag_note(d, "torchrun's failure table lists the ranks that failed and not rank %d, and it did "
+                                "not stop it: rank %d exited with status 0 while the others were still in "
+                                "collectives.", quiet, quiet);
+            }
+            stack_of_the_rank_that_left(d, inc, quiet);
             return;
         }
         cp_stall st;

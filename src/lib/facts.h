@@ -123,6 +123,10 @@ typedef struct cp_collectives {
 bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out);
 int cp_suspect_saving(const cp_incident *inc, bool *unattributed);
 int cp_suspect_silent(const cp_incident *inc, bool count_table);
+/* Whether `rank` ended with status 0, as far as one host's torchrun
+ * says: its failure table, present, lists every worker that failed and
+ * not this one, and no launcher line reports it failed or stopped. */
+bool cp_rank_exited_cleanly(const cp_incident *inc, int rank);
 /* The one rank whose last logged step is behind every other rank's, or
  * which logged none while the others did (only when every_rank_stepped is
  * false: where only some ranks log progress, a rank that logs none is not

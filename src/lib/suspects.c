@@ -426,8 +426,39 @@ int cp_ranks_extent(const cp_incident *inc)
     return n > CP_MAX_RANK_ROWS ? CP_MAX_RANK_ROWS : n;
 }
 
+/* Whether the event is another process's report about the rank it names
+ * (the launcher's "failed (exitcode: -6) local_rank: 3", "Sending process
+ * P closing signal SIGTERM", its failure table's "Signal 6 (SIGABRT)"
+ * row), not the rank's own output. A traceback the table copies from the
+ * rank's error file is the rank's own. */
+static bool report_about_rank(const cp_incident *inc, const cp_event *e)
+{
+    const cp_rule *r = rule_of(inc, e);
+    if (!r)
+        return false;
+    if (e->in_table)
+        return r->role == CP_ROLE_CASCADE;
+    return r->alone && (e->rank_via == CP_VIA_SUBJECT || e->rank_via == CP_VIA_LOCAL_RANK);
+}
+
+bool cp_rank_exited_cleanly(const cp_incident *inc, int rank)
+{
+    if (rank < 0 || inc->n_table == 0 || !cp_single_host(inc))
+        return false;
+    for (size_t i = 0; i < inc->n_table; i++)
+        if (inc->table[i].rank == rank)
+            return false;
+    for (size_t i = 0; i < inc->n_events; i++)
+        if (event_rank(inc, &inc->events[i]) == rank && report_about_rank(inc, &inc->events[i]))
+            return false;
+    return true;
+}
+
 /* The only rank of a known world that printed no error while the others
- * timed out is the one they were waiting for. */
+ * timed out is the one they were waiting for. The launcher's reports about
+ * a rank count as the rank's own only with count_table (its failure table
+ * says the rank failed on its own account), and its stopping a rank never
+ * does. */
 int cp_suspect_silent(const cp_incident *inc, bool count_table)
 {
     if (inc->world_size < 2)
@@ -439,10 +470,10 @@ int cp_suspect_silent(const cp_incident *inc, bool count_table)
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         int r = event_rank(inc, e);
-        /* a context line (a set-up line, a NaN loss) is no error report,
-         * nor is the launcher stopping the rank */
+        /* a context line (a set-up line, a NaN loss) is no error report */
+        bool about = report_about_rank(inc, e);
         if (r >= 0 && r < n && e->rule != CP_RULE_STACK && role_of(inc, e) != CP_ROLE_CONTEXT &&
-            !stopped_by_launcher(e))
+            !(about && (!count_table || stopped_by_launcher(e))))
             spoke[r] = true;
     }
     /* a rank in the launcher's failure table failed on its own account;

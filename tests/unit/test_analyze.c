@@ -2174,6 +2174,118 @@ static void rankless_error_takes_the_inferred_ranks_open_phase(void **state)
     assert_true(note_has(d, "Rank 0's last phase line", "Saving model and optim state"));
 }
 
+/* real-29, cut down: rank 2 runs out of batches, logs that its epoch is
+ * done and exits 0; the others fail in the next all_reduce. torchrun's
+ * table lists ranks 0, 1 and 3 and not rank 2, which it never stopped. */
+static const char left_early_text[] =
+    "[default2]:2026-12-01 07:36:29,725 INFO rank 2 step 5 loss 1.4583\n"
+    "[default2]:2026-12-01 07:36:29,725 INFO rank 2: epoch done after 5 steps\n"
+    "[default3]:2026-12-01 07:36:29,724 INFO rank 3 step 5 loss 1.4558\n"
+    "[default3]:Traceback (most recent call last):\n"
+    "[default3]:  File \"/work/gen/s29_uneven_batches.py\", line 40, in main\n"
+    "[default3]:    loss.backward()\n"
+    "[default3]:RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:4495\n"
+    "[default1]:2026-12-01 07:36:29,723 INFO rank 1 step 5 loss 1.4209\n"
+    "[default1]:Traceback (most recent call last):\n"
+    "[default1]:  File \"/work/gen/s29_uneven_batches.py\", line 40, in main\n"
+    "[default1]:    loss.backward()\n"
+    "[default1]:RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:37051\n"
+    "[default0]:2026-12-01 07:36:29,722 INFO rank 0 step 5 loss 1.3083\n"
+    "[default0]:Traceback (most recent call last):\n"
+    "[default0]:  File \"/work/gen/s29_uneven_batches.py\", line 40, in main\n"
+    "[default0]:    loss.backward()\n"
+    "[default0]:RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:11690\n"
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 30426) of binary: /usr/bin/python3\n"
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    "Failures:\n"
+    "[1]:\n"
+    "  time      : 2026-12-01_07:36:30\n"
+    "  host      : localhost\n"
+    "  rank      : 1 (local_rank: 1)\n"
+    "  exitcode  : 1 (pid: 30427)\n"
+    "[2]:\n"
+    "  time      : 2026-12-01_07:36:30\n"
+    "  host      : localhost\n"
+    "  rank      : 3 (local_rank: 3)\n"
+    "  exitcode  : 1 (pid: 30429)\n"
+    "Root Cause (first observed failure):\n"
+    "[0]:\n"
+    "  time      : 2026-12-01_07:36:30\n"
+    "  host      : localhost\n"
+    "  rank      : 0 (local_rank: 0)\n"
+    "  exitcode  : 1 (pid: 30426)\n";
+
+static void rank_that_exited_cleanly_left_early(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", left_early_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_false(d->hang);
+    assert_int_equal(d->first_rank, 2);
+    assert_int_equal(d->kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_string_equal(d->rule_id, "engine.left_early");
+    assert_true(note_has(d, "rank 2 exited with status 0", NULL));
+}
+
+/* real-27, cut down: rank 3 aborts in a custom backward (faulthandler's
+ * dump, no exception); torchrun's table and its "failed (exitcode: -6)"
+ * line are about rank 3, not rank 3's own words. It is the rank the
+ * others lost, and its dump says backward. */
+static const stream_in aborted_rank_streams[] = {
+    {"job/launcher.log",
+     "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 29396 closing signal SIGTERM\n"
+     "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 3 (pid: 29399) of binary: /usr/bin/python3\n"
+     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+     "Root Cause (first observed failure):\n"
+     "[0]:\n"
+     "  time      : 2026-12-01_07:36:05\n"
+     "  host      : localhost\n"
+     "  rank      : 3 (local_rank: 3)\n"
+     "  exitcode  : -6 (pid: 29399)\n"
+     "  error_file: <N/A>\n"
+     "  traceback : Signal 6 (SIGABRT) received by PID 29399\n"},
+    {"job/rank_0.log",
+     "2026-12-01 07:36:04,528 INFO step 2 loss 1.4587\n"
+     "Traceback (most recent call last):\n"
+     "  File \"/work/gen/s27_abort.py\", line 63, in main\n"
+     "    loss.backward()\n"
+     "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:33167\n"},
+    {"job/rank_1.log",
+     "2026-12-01 07:36:04,527 INFO step 2 loss 1.4311\n"
+     "Traceback (most recent call last):\n"
+     "  File \"/work/gen/s27_abort.py\", line 63, in main\n"
+     "    loss.backward()\n"
+     "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:28309\n"},
+    {"job/rank_2.log",
+     "2026-12-01 07:36:04,526 INFO step 2 loss 1.3920\n"
+     "Traceback (most recent call last):\n"
+     "  File \"/work/gen/s27_abort.py\", line 63, in main\n"
+     "    loss.backward()\n"
+     "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:19656\n"},
+    {"job/rank_3.log",
+     "2026-12-01 07:36:04,527 INFO step 2 loss 1.4587\n"
+     "Fatal Python error: Aborted\n"
+     "\n"
+     "Current thread 0x00007f0ad805d040 (most recent call first):\n"
+     "  File \"/work/gen/s27_abort.py\", line 34 in backward\n"
+     "  File \"/usr/lib/python3/dist-packages/torch/autograd/function.py\", line 267 in apply\n"
+     "  File \"/usr/lib/python3/dist-packages/torch/_tensor.py\", line 488 in backward\n"
+     "  File \"/work/gen/s27_abort.py\", line 63 in main\n"},
+};
+
+static void aborted_rank_is_the_peer_the_others_lost(void **state)
+{
+    fixture *f = *state;
+    diagnose(f, aborted_rank_streams, sizeof aborted_rank_streams / sizeof aborted_rank_streams[0]);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_int_equal(d->first_rank, 3);
+    assert_string_equal(d->rule_id, "engine.silent_exit");
+    assert_int_equal(d->phase, CP_PHASE_BACKWARD);
+    assert_true(note_has(d, "Rank 3's stack dump", "backward"));
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2341,6 +2453,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(silent_exit_is_unknown_on_that_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(set_up_waiters_point_at_the_stopped_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rankless_error_takes_the_inferred_ranks_open_phase, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rank_that_exited_cleanly_left_early, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(aborted_rank_is_the_peer_the_others_lost, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
