@@ -1476,7 +1476,7 @@ static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
     }
     if (d->first_rank >= 0 && d->first_rank < n)
         d->ranks[d->first_rank].state = CP_RS_ROOT;
-    if (d->rule_id && strcmp(d->rule_id, "engine.setup_unfinished") == 0)
+    if (d->hang && d->phase == CP_PHASE_INIT)
         waiting_in_setup(d, inc, n);
 }
 

@@ -327,6 +327,32 @@ static void early_scalar_broadcast_timeout_is_startup(void **state)
     assert_int_equal(f->d.phase, CP_PHASE_INIT);
 }
 
+/* gv-01, cut down: Lightning's ranks set up, then ranks 1 and 3 time out
+ * in the first broadcast. Rank 2 printed its set-up line and no error: in
+ * a stall at set-up it was waiting like the others, not silent. */
+static void startup_stall_rows_show_set_up_ranks_waiting(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4\n"
+                 "Initializing distributed: GLOBAL_RANK: 2, MEMBER: 3/4\n"
+                 "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/4\n"
+                 "Initializing distributed: GLOBAL_RANK: 3, MEMBER: 4/4\n"
+                 "All distributed processes registered. Starting with 4 processes\n"
+                 "[rank1]:[E131 16:15:16.686699493 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, "
+                 "Timeout(ms)=1800000) ran for 1800085 milliseconds before timing out.\n"
+                 "[rank3]:[E131 16:15:16.688074713 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective "
+                 "operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, NumelIn=1, NumelOut=1, "
+                 "Timeout(ms)=1800000) ran for 1800087 milliseconds before timing out.\n");
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+    assert_string_equal(d->rule_id, "engine.startup_barrier");
+    assert_int_equal(d->first_rank, 0);
+    assert_int_equal(row_of(d, 2)->state, CP_RS_OK);
+}
+
 /* The same one-element all-reduce deep into training (a barrier before a
  * save, a loss average) says nothing of set-up. */
 static void late_barrier_timeout_is_not_startup(void **state)
@@ -2386,6 +2412,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(alltoall_sizes_do_not_differ, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(early_barrier_timeout_is_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(early_scalar_broadcast_timeout_is_startup, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(startup_stall_rows_show_set_up_ranks_waiting, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(late_barrier_timeout_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(first_broadcast_of_a_group_is_not_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stall_takes_the_phase_line_above_it, new_fixture, free_fixture),
