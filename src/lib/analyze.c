@@ -1016,6 +1016,34 @@ static bool nonfinite_numbers(const cp_incident *inc, const cp_event *e, int ran
     return r && r->role == CP_ROLE_CONTEXT && r->keep && r->kind == CP_KIND_LOSS_SCALE_FLOOR;
 }
 
+/* The first non-finite loss or gradient norm, when it was printed before
+ * the cut traceback `cut` (above it in its file, or earlier in time);
+ * NULL otherwise. */
+static const cp_event *nonfinite_before(const cp_incident *inc, const cp_event *cut)
+{
+    const cp_event *e = first_of(inc, nonfinite_numbers, -1);
+    if (!e)
+        return NULL;
+    bool above = e->stream == cut->stream && e->line < cut->line;
+    bool earlier = e->stream != cut->stream && timed(&e->origin.time) && timed(&cut->origin.time) &&
+                   e->origin.time.ms <= cut->origin.time.ms;
+    return above || earlier ? e : NULL;
+}
+
+static void verdict_from_nonfinite(cp_diagnosis *d, const cp_incident *inc, const cp_event *first);
+
+/* A traceback cut off before its error line, after the loss went NaN or
+ * Inf: the run stopped on the non-finite numbers (a NaN check, a loss
+ * scaler giving up), which say more than a traceback without its error. */
+static void verdict_from_nonfinite_then_cut(cp_diagnosis *d, const cp_incident *inc, const cp_event *nan,
+                                           const cp_event *cut)
+{
+    verdict_from_nonfinite(d, inc, nan);
+    add_evidence(d, inc, cut);
+    cp_diag_note(d, "A traceback follows at line %llu, cut off before its error line: the run stopped after the "
+                    "numbers went non-finite.", (unsigned long long)cut->line);
+}
+
 /* Nothing raised and nothing stalled, but the loss or the gradient norm
  * went NaN or Inf and the run went on: its numbers are garbage from that
  * step on, which is the failure to report. The first rank to print one is
@@ -1587,7 +1615,10 @@ int cp_analyze(cp_diagnosis *d, cp_incident *inc)
         const cp_event *cut = NULL, *dump = NULL, *nan = NULL, *row = NULL, *setup = NULL;
         if (cp_suspect_stalled(inc, &st))
             verdict_from_stall(d, inc, &st);
-        else if ((cut = first_cut_traceback(inc, &raised)))
+        else if ((cut = first_cut_traceback(inc, &raised)) && !cut_rule_of(inc, cut) &&
+                 (nan = nonfinite_before(inc, cut)))
+            verdict_from_nonfinite_then_cut(d, inc, nan, cut);
+        else if (cut)
             verdict_from_cut_traceback(d, inc, cut, raised);
         else if ((dump = first_of(inc, live_dump, -1)))
             verdict_from_live_dump(d, inc, dump);

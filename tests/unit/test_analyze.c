@@ -2312,6 +2312,27 @@ static void aborted_rank_is_the_peer_the_others_lost(void **state)
     assert_true(note_has(d, "Rank 3's stack dump", "backward"));
 }
 
+/* jr-09, cut down: icefall's ranks report the fp16 grad scale collapsing,
+ * then a traceback the paste cuts before its error line. The run stopped
+ * on the collapse; the traceback without its error says less. */
+static void nonfinite_numbers_before_a_cut_traceback_name_the_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "2024-01-14 01:03:00,826 WARNING [train.py:1057] (2/4) Grad scale is small: 1.2924697071141057e-26\n"
+                 "2024-01-14 01:03:01,769 WARNING [train.py:1057] (0/4) Grad scale is small: 1.2924697071141057e-26\n"
+                 "Traceback (most recent call last):\n"
+                 "  File \"/work/icefall/egs/zipformer/train.py\", line 1446, in <module>\n"
+                 "    main()\n"
+                 "  File \"/work/icefall/egs/zipformer/train.py\", line 1437, in main\n"
+                 "    mp.spawn(run, args=(world_size, args), nprocs=world_size, join=True)\n");
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_int_equal(d->kind, CP_KIND_LOSS_SCALE_FLOOR);
+    assert_int_equal(d->first_rank, 2);
+    assert_true(note_has(d, "cut off before its error line", "non-finite"));
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2482,6 +2503,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(rankless_error_takes_the_inferred_ranks_open_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_that_exited_cleanly_left_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(aborted_rank_is_the_peer_the_others_lost, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nonfinite_numbers_before_a_cut_traceback_name_the_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
