@@ -1380,6 +1380,11 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         d->phase = waited_in;
         note_waiters(d, waited_in, waiter);
     }
+    if (d->phase == CP_PHASE_UNKNOWN && !any_progress(inc) && cp_timeouts_among_first(inc)) {
+        d->phase = CP_PHASE_INIT;
+        cp_diag_note(d, "No rank logged a training step and the collectives that timed out were among their "
+                        "group's first: the stall came during set-up.");
+    }
     stall_in_kinded_phase(d, inc, before);
     if (d->first_rank >= 0) {
         for (size_t i = 0; i < inc->n_writers; i++) {

@@ -20,6 +20,7 @@
 enum {
     CP_SAVE_NEAR_LINES = 50,   /* a save line this close above a stall implicates the save */
     CP_STARTUP_SEQ = 3,        /* a barrier this early in a process group is start-up */
+    CP_SETUP_NUMEL = 1 << 20,  /* set-up moves flags, seeds and small objects, not weights */
     CP_MAX_RANK_ROWS = 1 << 20 /* ranks a diagnosis lists */
 };
 
@@ -159,6 +160,11 @@ static inline uint64_t cp_first_cascade_in(const uint64_t *first, const cp_incid
  * collective timeout that gives its sequence number must be one. *lowest_rank: the lowest
  * rank that timed out there (-1 when none is known). */
 bool cp_stall_at_startup(const cp_incident *inc, int *lowest_rank);
+/* Whether every timed-out collective names its sequence number, is among
+ * its group's first CP_STARTUP_SEQ and moves at most CP_SETUP_NUMEL
+ * elements (a group made mid-run to broadcast weights starts at 1 too);
+ * and at least one timed out. */
+bool cp_timeouts_among_first(const cp_incident *inc);
 int cp_ranks_extent(const cp_incident *inc);
 /* ---- phases (phases.c) ---- */
 

@@ -297,6 +297,21 @@ bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out)
     return out->odd || out->split_a;
 }
 
+bool cp_timeouts_among_first(const cp_incident *inc)
+{
+    int seen = 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (!timed_out_collective(inc, e))
+            continue;
+        int64_t seq = cap_i64(&e->caps, "seq", -1);
+        if (seq < 0 || seq > CP_STARTUP_SEQ || cap_i64(&e->caps, "numel", 0) > CP_SETUP_NUMEL)
+            return false;
+        seen++;
+    }
+    return seen > 0;
+}
+
 bool cp_stall_at_startup(const cp_incident *inc, int *lowest_rank)
 {
     int barriers = 0;

@@ -2333,6 +2333,23 @@ static void nonfinite_numbers_before_a_cut_traceback_name_the_failure(void **sta
     assert_true(note_has(d, "cut off before its error line", "non-finite"));
 }
 
+/* gf-11, cut down: an all-gather, the group's first collective, times out
+ * and no rank logged a training step: a stall during set-up, though the
+ * collective is no barrier (so not engine.startup_barrier). */
+static void first_collectives_timing_out_before_any_step_is_init(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "stderr:   what():  [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+                 "OpType=ALLGATHER, Timeout(ms)=1800000) ran for 1808212 milliseconds before timing out.\n"
+                 "stderr:   what():  [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+                 "OpType=ALLGATHER, Timeout(ms)=1800000) ran for 1808214 milliseconds before timing out.\n");
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+    assert_true(note_has(d, "among their group's first", NULL));
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2504,6 +2521,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_that_exited_cleanly_left_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(aborted_rank_is_the_peer_the_others_lost, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nonfinite_numbers_before_a_cut_traceback_name_the_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(first_collectives_timing_out_before_any_step_is_init, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
