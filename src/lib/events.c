@@ -675,6 +675,7 @@ static void table_line(cp_incident *inc, stream_scan *st, const line_info *li)
         st->table.root_cause = st->root_cause_section;
         st->table.stream = st->index;
         st->table.line = li->no;
+        snprintf(st->table.printed_on, sizeof st->table.printed_on, "%s", li->origin.host);
         st->table_open = true;
     }
     if (cp_captures_get(c, "table_rank") && st->table_open) {

@@ -118,7 +118,8 @@ typedef struct cp_writer {
 /* A launcher failure-table entry (torchelastic ChildFailedError). */
 typedef struct cp_table_entry {
     int rank, local_rank, pid, exitcode, signal;
-    char host[CP_HOST_MAX];
+    char host[CP_HOST_MAX];      /* its "host :" row */
+    char printed_on[CP_HOST_MAX];/* the host prefix its lines carry (pdsh's "node1: "), or "" */
     cp_time time;
     bool root_cause;       /* listed under "Root Cause" */
     int stream;

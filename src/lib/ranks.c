@@ -299,9 +299,13 @@ int cp_rank_of_local(const cp_incident *inc, const char *host, int local)
             found = x->rank;
         }
     }
+    /* a table row is its agent's node's: the host its row names, or the
+     * host prefix its lines carry (pdsh's "node1: " over a row that says
+     * "localhost", or a short name over a full one) */
     for (size_t i = 0; found < 0 && i < inc->n_table; i++) {
         const cp_table_entry *t = &inc->table[i];
-        if (t->local_rank == local && t->rank >= 0 && host_match(host, t->host))
+        bool printed_there = host[0] && t->printed_on[0] && strcmp(host, t->printed_on) == 0;
+        if (t->local_rank == local && t->rank >= 0 && (printed_there || host_match(host, t->host)))
             found = t->rank;
     }
     return found;

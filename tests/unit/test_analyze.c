@@ -2350,6 +2350,48 @@ static void first_collectives_timing_out_before_any_step_is_init(void **state)
     assert_true(note_has(d, "among their group's first", NULL));
 }
 
+/* real-34, cut down: two agents' output in one file under pdsh-style
+ * host prefixes; "[default1]" on node1 is a local rank, and node1's
+ * failure table, whose rows say "host : localhost", is printed under
+ * "node1: ": its "rank : 3 (local_rank: 1)" gives the global rank. */
+static void table_printed_under_a_host_prefix_places_local_ranks(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "node0: [default0]:2026-12-01 08:11:21,817 INFO step 2 loss 1.4064\n"
+                 "node0: [default1]:2026-12-01 08:11:21,818 INFO step 2 loss 1.4841\n"
+                 "node1: [default0]:2026-12-01 08:11:21,818 INFO step 2 loss 1.4390\n"
+                 "node1: [default1]:2026-12-01 08:11:21,815 INFO step 2 loss 1.4672\n"
+                 "node1: [default1]:Traceback (most recent call last):\n"
+                 "node1: [default1]:  File \"/work/gen/s34_two_nodes.py\", line 29, in forward\n"
+                 "node1: [default1]:    raise ValueError(f\"expected 16 features per sample, got {x.shape[1]}\")\n"
+                 "node1: [default1]:ValueError: expected 16 features per sample, got 15\n"
+                 "node1: ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 "
+                 "(pid: 10043) of binary: /usr/bin/python3\n"
+                 "node1: Traceback (most recent call last):\n"
+                 "node1:   File \"/usr/lib/python3/dist-packages/torch/distributed/launcher/api.py\", line 246, in "
+                 "launch_agent\n"
+                 "node1:     raise ChildFailedError(\n"
+                 "node1: torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+                 "node1: Failures:\n"
+                 "node1: [1]:\n"
+                 "node1:   time      : 2026-12-01_08:11:23\n"
+                 "node1:   host      : localhost\n"
+                 "node1:   rank      : 3 (local_rank: 1)\n"
+                 "node1:   exitcode  : 1 (pid: 10044)\n"
+                 "node1: Root Cause (first observed failure):\n"
+                 "node1: [0]:\n"
+                 "node1:   time      : 2026-12-01_08:11:23\n"
+                 "node1:   host      : localhost\n"
+                 "node1:   rank      : 2 (local_rank: 0)\n"
+                 "node1:   exitcode  : 1 (pid: 10043)\n");
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_int_equal(d->first_rank, 3);
+    assert_int_equal(d->kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_string_equal(d->host, "node1");
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2522,6 +2564,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(aborted_rank_is_the_peer_the_others_lost, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nonfinite_numbers_before_a_cut_traceback_name_the_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(first_collectives_timing_out_before_any_step_is_init, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(table_printed_under_a_host_prefix_places_local_ranks, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
