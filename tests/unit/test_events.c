@@ -617,6 +617,24 @@ static void launcher_report_is_its_own_event(void **state)
     assert_string_equal(cp_capset_get(&report->caps, "local_rank"), "0");
 }
 
+/* A paste that cut the agent's own frames: torchrun's ChildFailedError
+ * right under a worker's exception (host prefix only, no level, so it
+ * would continue the worker's record). It is the agent's event, and the
+ * worker keeps its exception. */
+static void child_failed_is_not_the_workers(void **state)
+{
+    cp_incident *inc = *state;
+    scan_one(inc, "train.log",
+             "node1: [default1]:Traceback (most recent call last):\n"                               /* 1 */
+             "node1: [default1]:  File \"/work/gen/s34_two_nodes.py\", line 29, in forward\n"       /* 2 */
+             "node1: [default1]:    raise ValueError(f\"expected 16\")\n"                           /* 3 */
+             "node1: [default1]:ValueError: expected 16 features per sample, got 15\n"              /* 4 */
+             "node1: torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n");        /* 5 */
+    assert_int_equal(inc->n_events, 2);
+    assert_int_equal(event_at(inc, 0, 4)->rule, rule("py.exception"));
+    assert_int_equal(event_at(inc, 0, 5)->rule, rule("launcher.child_failed"));
+}
+
 /* A traceback without rank prefixes whose exception names the rank in
  * its message (Qwen2-MoE pre-training, LLaMA-Factory#3237, shortened):
  * the message's rank makes it another writer, yet it ends the traceback
@@ -1196,6 +1214,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(faulthandler_after_sigterm_belongs_to_pid, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(own_header_starts_new_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(launcher_report_is_its_own_event, new_incident, free_incident),
+        cmocka_unit_test_setup_teardown(child_failed_is_not_the_workers, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(rich_traceback_is_one_event, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(exception_naming_a_rank_ends_rankless_traceback, new_incident, free_incident),
         cmocka_unit_test_setup_teardown(untimed_event_takes_next_time, new_incident, free_incident),
