@@ -122,6 +122,14 @@ typedef struct cp_collectives {
     const cp_event *split_a, *split_b;
 } cp_collectives;
 bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out);
+/* The one rank whose timed-out collective was called from another phase
+ * than every other rank's that timed out (at least two, agreeing): rank
+ * 0 waiting in a barrier inside its save while the others wait in
+ * backward. It is out of step with them, as a rank in another kind of
+ * collective is (cp_suspect_collectives), for transports whose timeouts
+ * name no collective (gloo). -1 when not so; *odd and *usual: the
+ * phases. */
+int cp_suspect_odd_waiter(const cp_incident *inc, cp_phase *odd, cp_phase *usual);
 int cp_suspect_saving(const cp_incident *inc, bool *unattributed);
 int cp_suspect_silent(const cp_incident *inc, bool count_table);
 /* Whether `rank` ended with status 0, as far as one host's torchrun

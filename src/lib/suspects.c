@@ -163,6 +163,53 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
     return lag >= 0 && unique && *low < *high ? lag : -1;
 }
 
+int cp_suspect_odd_waiter(const cp_incident *inc, cp_phase *odd, cp_phase *usual)
+{
+    int n = cp_ranks_extent(inc);
+    if (n < 3)
+        return -1;
+    cp_phase *at = malloc((size_t)n * sizeof *at);
+    if (!at)
+        return -1;
+    for (int r = 0; r < n; r++)
+        at[r] = CP_PHASE_NONE;
+    bool clear = true;
+    for (size_t i = 0; i < inc->n_events && clear; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *rule = rule_of(inc, e);
+        int r = event_rank(inc, e);
+        if (!rule || rule->role != CP_ROLE_CASCADE || rule->kind != CP_KIND_NCCL_TIMEOUT || e->in_table ||
+            e->n_frames == 0 || r < 0 || r >= n || at[r] != CP_PHASE_NONE)
+            continue;   /* a rank's first timed-out traceback says where it waited */
+        at[r] = cp_phase_from_frames(inc, e);
+        clear = at[r] != CP_PHASE_NONE;   /* one that names no phase: no comparison */
+    }
+    int odd_rank = -1, waiters = 0;
+    cp_phase a = CP_PHASE_NONE, b = CP_PHASE_NONE;
+    int count_a = 0, count_b = 0, rank_a = -1, rank_b = -1;
+    for (int r = 0; r < n && clear; r++) {
+        if (at[r] == CP_PHASE_NONE)
+            continue;
+        waiters++;
+        if (a == CP_PHASE_NONE || at[r] == a) {
+            a = at[r], count_a++, rank_a = r;
+        } else if (b == CP_PHASE_NONE || at[r] == b) {
+            b = at[r], count_b++, rank_b = r;
+        } else {
+            clear = false;   /* three places: no single odd one */
+        }
+    }
+    free(at);
+    if (!clear || waiters < 3 || count_b == 0)
+        return -1;
+    if (count_a == 1 && count_b >= 2) {
+        odd_rank = rank_a, *odd = a, *usual = b;
+    } else if (count_b == 1 && count_a >= 2) {
+        odd_rank = rank_b, *odd = b, *usual = a;
+    }
+    return odd_rank;
+}
+
 /* A rank's timed-out collective, for cp_suspect_collectives. */
 typedef struct rank_op {
     const cp_event *e;

@@ -2392,6 +2392,56 @@ static void table_printed_under_a_host_prefix_places_local_ranks(void **state)
     assert_string_equal(d->host, "node1");
 }
 
+/* real-38, cut down: rank 0 calls a barrier inside its rank-0-only save
+ * while ranks 1-3 go on to the next step's all_reduce; gloo's timeouts
+ * name no collective, but the tracebacks say where each rank waited:
+ * rank 0 in the save, every other rank in backward. Rank 0 is out of
+ * step with them. */
+static const char odd_waiter_text[] =
+    "2026-12-01 08:26:08,900 [rank0] ERROR train: training failed\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/work/gen/s38.py\", line 47, in main\n"
+    "    save_checkpoint(model, step, log)\n"
+    "  File \"/work/gen/s38.py\", line 25, in save_checkpoint\n"
+    "    dist.barrier()\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/distributed/distributed_c10d.py\", line 3152, in barrier\n"
+    "    work.wait()\n"
+    "RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 15000ms for recv operation to complete\n"
+    "2026-12-01 08:26:08,910 [rank1] ERROR train: training failed\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/work/gen/s38.py\", line 43, in main\n"
+    "    loss.backward()\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/_tensor.py\", line 488, in backward\n"
+    "    torch.autograd.backward(\n"
+    "RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 15000ms for send operation to complete\n"
+    "2026-12-01 08:26:08,923 [rank3] ERROR train: training failed\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/work/gen/s38.py\", line 43, in main\n"
+    "    loss.backward()\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/_tensor.py\", line 488, in backward\n"
+    "    torch.autograd.backward(\n"
+    "RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 15000ms for recv operation to complete\n"
+    "2026-12-01 08:26:08,926 [rank2] ERROR train: training failed\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/work/gen/s38.py\", line 43, in main\n"
+    "    loss.backward()\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/_tensor.py\", line 488, in backward\n"
+    "    torch.autograd.backward(\n"
+    "RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 15000ms for recv operation to complete\n";
+
+static void rank_waiting_in_another_phase_is_out_of_step(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", odd_waiter_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->first_rank, 0);
+    assert_int_equal(d->kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_int_equal(d->phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_int_equal(d->owner, CP_OWNER_USER_CODE);
+    assert_true(note_has(d, "Rank 0 timed out waiting", "backward"));
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2565,6 +2615,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(nonfinite_numbers_before_a_cut_traceback_name_the_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(first_collectives_timing_out_before_any_step_is_init, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(table_printed_under_a_host_prefix_places_local_ranks, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rank_waiting_in_another_phase_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
