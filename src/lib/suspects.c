@@ -557,22 +557,36 @@ int cp_suspect_silent(const cp_incident *inc, bool count_table)
     return count == 1 ? silent : -1;
 }
 
+/* Whether a stack is faulthandler's "Current thread": the thread that ran
+ * Python when the signal came, the main thread; the others of the same
+ * dump ("Thread 0x...") are helpers (a DataLoader's queue feeder). */
+static bool current_thread(const cp_event *e)
+{
+    return e->text && strstr(e->text, "Current thread ") != NULL;
+}
+
 const cp_event *cp_stack_of_rank(const cp_incident *inc, int rank)
 {
-    const cp_event *only = NULL;
+    const cp_event *only = NULL, *own = NULL;
     int n_unknown = 0;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         if (e->rule != CP_RULE_STACK)
             continue;
         int r = event_rank(inc, e);
-        if (r == rank && rank >= 0)
-            return e;
+        if (r == rank && rank >= 0) {
+            if (current_thread(e))
+                return e;
+            if (!own)
+                own = e;
+        }
         if (r < 0) {
             only = e;
             n_unknown++;
         }
     }
+    if (own)
+        return own;
     /* one stack nobody could place, in a hang with one suspect: it is the
      * suspect's (the launcher makes the stuck rank dump it on SIGTERM) */
     return n_unknown == 1 ? only : NULL;

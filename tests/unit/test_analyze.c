@@ -23,6 +23,7 @@
 #include "analyze.h"
 #include "catalog.h"
 #include "diagnosis.h"
+#include "facts.h"
 #include "incident.h"
 #include "matcher.h"
 #include "harness.h"
@@ -2442,6 +2443,34 @@ static void rank_waiting_in_another_phase_is_out_of_step(void **state)
     assert_true(note_has(d, "Rank 0 timed out waiting", "backward"));
 }
 
+/* real-41, cut down: the straggler's faulthandler dump (its own file)
+ * has a helper thread first ("Thread 0x...", the DataLoader's queue
+ * feeder) and then the "Current thread", the main thread, waiting for a
+ * batch: that one says where the rank stalled. */
+static const stream_in two_thread_dump_streams[] = {
+    {"job/rank_1.log",
+     "2026-12-01 08:31:56,101 INFO step 3 loss 1.3860\n"
+     "Thread 0x00007f92f0e1f6c0 (most recent call first):\n"
+     "  File \"/usr/lib/python3.11/threading.py\", line 320 in wait\n"
+     "  File \"/usr/lib/python3.11/multiprocessing/queues.py\", line 231 in _feed\n"
+     "\n"
+     "Current thread 0x00007f9315256040 (most recent call first):\n"
+     "  File \"/usr/lib/python3.11/multiprocessing/queues.py\", line 113 in get\n"
+     "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 1282 in _get_data\n"
+     "  File \"/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py\", line 628 in __next__\n"
+     "  File \"/work/gen/s41.py\", line 49 in main\n"},
+};
+
+static void current_thread_of_a_dump_is_where_the_rank_stalled(void **state)
+{
+    fixture *f = *state;
+    diagnose(f, two_thread_dump_streams, 1);
+    const cp_event *stack = cp_stack_of_rank(&f->inc, 1);
+    assert_non_null(stack);
+    assert_non_null(strstr(stack->text, "Current thread"));
+    assert_int_equal(cp_phase_from_frames(&f->inc, stack), CP_PHASE_FORWARD);
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2616,6 +2645,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(first_collectives_timing_out_before_any_step_is_init, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(table_printed_under_a_host_prefix_places_local_ranks, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_waiting_in_another_phase_is_out_of_step, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(current_thread_of_a_dump_is_where_the_rank_stalled, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
