@@ -370,6 +370,15 @@ static bool any_progress(const cp_incident *inc)
     return false;
 }
 
+/* A line the analysis keeps that says a rank was setting up its process
+ * group (pytorch.process_group_setup): a kept context line of set-up. */
+static bool setup_line(const cp_incident *inc, const cp_event *e, int rank)
+{
+    (void)rank;
+    const cp_rule *r = rule_of(inc, e);
+    return r && r->role == CP_ROLE_CONTEXT && r->keep && r->phase == CP_PHASE_INIT;
+}
+
 /* An NCCL transport failure with no phase of its own, in an input where
  * no rank logged a training step, is NCCL setting up its connections. */
 static void nccl_setup_phase(cp_diagnosis *d, const cp_incident *inc)
@@ -397,6 +406,25 @@ static void phase_of_inferred_rank(cp_diagnosis *d, const cp_incident *inc, cons
                      w->phase_text);
 }
 
+/* An error no frame or line places, on a rank that printed its process
+ * group's set-up line, when no rank ever logged a training step: it came
+ * during set-up (reading a config to broadcast, building the data
+ * pipeline), before any training. */
+static void error_during_setup(cp_diagnosis *d, const cp_incident *inc)
+{
+    if (d->first_rank < 0 || any_progress(inc))
+        return;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (setup_line(inc, e, -1) && event_rank(inc, e) == d->first_rank) {
+            d->phase = CP_PHASE_INIT;
+            cp_diag_note(d, "No rank logged a training step, and rank %d had set up its process group: the error "
+                            "came during set-up.", d->first_rank);
+            return;
+        }
+    }
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -413,6 +441,8 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
         cp_phase_from_peers(d, inc, root);
     if (d->phase == CP_PHASE_UNKNOWN)
         phase_of_inferred_rank(d, inc, root);
+    if (d->phase == CP_PHASE_UNKNOWN)
+        error_during_setup(d, inc);
     nccl_setup_phase(d, inc);
     d->hang = root_is_hang(inc, r);
     d->signature = cp_strdup(root->text ? root->text : "");
@@ -1069,14 +1099,6 @@ static void verdict_from_nonfinite(cp_diagnosis *d, const cp_incident *inc, cons
                  d->signature);
 }
 
-/* A line the analysis keeps that says a rank was setting up its process
- * group (pytorch.process_group_setup): a kept context line of set-up. */
-static bool setup_line(const cp_incident *inc, const cp_event *e, int rank)
-{
-    (void)rank;
-    const cp_rule *r = rule_of(inc, e);
-    return r && r->role == CP_ROLE_CONTEXT && r->keep && r->phase == CP_PHASE_INIT;
-}
 
 /* The last set-up line of the input, when no writer logged a training
  * step: the run never got past set-up. NULL otherwise. */

@@ -2443,6 +2443,28 @@ static void rank_waiting_in_another_phase_is_out_of_step(void **state)
     assert_true(note_has(d, "Rank 0 timed out waiting", "backward"));
 }
 
+/* real-40, cut down: rank 0 cannot read the config it would broadcast,
+ * right after the process group's set-up, before any training step: no
+ * frame names a phase, but the error came during set-up. */
+static void error_after_set_up_before_any_step_is_init(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "2026-12-01 08:31:48,388 [rank0] INFO torch.distributed.distributed_c10d: Added key: "
+                 "store_based_barrier_key:1 to store for rank: 0\n"
+                 "2026-12-01 08:31:48,398 [rank1] INFO torch.distributed.distributed_c10d: Added key: "
+                 "store_based_barrier_key:1 to store for rank: 1\n"
+                 "2026-12-01 08:31:48,409 [rank0] ERROR train: set-up failed\n"
+                 "Traceback (most recent call last):\n"
+                 "  File \"/work/gen/s40_config_broadcast.py\", line 19, in load_config\n"
+                 "    with open(path) as f:\n"
+                 "FileNotFoundError: [Errno 2] No such file or directory: '/work/configs/run7.json'\n");
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->first_rank, 0);
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+    assert_true(note_has(d, "No rank logged a training step", "during set-up"));
+}
+
 /* real-41, cut down: the straggler's faulthandler dump (its own file)
  * has a helper thread first ("Thread 0x...", the DataLoader's queue
  * feeder) and then the "Current thread", the main thread, waiting for a
@@ -2645,6 +2667,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(first_collectives_timing_out_before_any_step_is_init, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(table_printed_under_a_host_prefix_places_local_ranks, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_waiting_in_another_phase_is_out_of_step, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(error_after_set_up_before_any_step_is_init, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(current_thread_of_a_dump_is_where_the_rank_stalled, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
