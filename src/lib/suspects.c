@@ -614,6 +614,12 @@ int cp_single_known_rank(const cp_incident *inc)
     for (size_t i = 0; i < inc->n_events; i++)
         if (!only_rank(event_rank(inc, &inc->events[i]), &r))
             return -1;
+    /* and the failure table's rows: a table listing several ranks says
+     * the launcher's one "failed ... local_rank: 0" is only the first
+     * failure its agent noticed */
+    for (size_t i = 0; i < inc->n_table; i++)
+        if (!only_rank(inc->table[i].rank, &r))
+            return -1;
     return r;
 }
 

@@ -2493,6 +2493,36 @@ static void current_thread_of_a_dump_is_where_the_rank_stalled(void **state)
     assert_int_equal(cp_phase_from_frames(&f->inc, stack), CP_PHASE_FORWARD);
 }
 
+/* real-43, cut down: a traceback with no rank, the launcher's "failed
+ * ... local_rank: 0" (the first failure its agent noticed) and a failure
+ * table listing four ranks: local rank 0 is not "the one rank the input
+ * names", and the raising rank stays unknown. */
+static void launcher_first_noticed_is_not_the_only_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"/work/gen/s43.py\", line 29, in forward\n"
+                 "    raise ValueError(f\"batch has {x.shape[1]} features, the model takes 16\")\n"
+                 "ValueError: batch has 15 features, the model takes 16\n"
+                 "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 1001) "
+                 "of binary: /usr/bin/python3\n"
+                 "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+                 "Failures:\n"
+                 "[1]:\n  time      : 2026-12-01_08:37:12\n  host      : localhost\n  rank      : 1 (local_rank: 1)\n"
+                 "  exitcode  : 1 (pid: 1002)\n"
+                 "[2]:\n  time      : 2026-12-01_08:37:12\n  host      : localhost\n  rank      : 2 (local_rank: 2)\n"
+                 "  exitcode  : 1 (pid: 1003)\n"
+                 "[3]:\n  time      : 2026-12-01_08:37:12\n  host      : localhost\n  rank      : 3 (local_rank: 3)\n"
+                 "  exitcode  : 1 (pid: 1004)\n"
+                 "Root Cause (first observed failure):\n"
+                 "[0]:\n  time      : 2026-12-01_08:37:12\n  host      : localhost\n  rank      : 0 (local_rank: 0)\n"
+                 "  exitcode  : 1 (pid: 1001)\n");
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_int_equal(d->first_rank, -1);
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2669,6 +2699,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_waiting_in_another_phase_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(error_after_set_up_before_any_step_is_init, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(current_thread_of_a_dump_is_where_the_rank_stalled, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(launcher_first_noticed_is_not_the_only_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
