@@ -406,6 +406,27 @@ static void phase_of_inferred_rank(cp_diagnosis *d, const cp_incident *inc, cons
                      w->phase_text);
 }
 
+/* A kill (the kernel's OOM killer) of a process a rank reported as its
+ * DataLoader worker (`worker_pid`): the worker was fetching that rank's
+ * batches, and the rank's report says where it noticed. */
+static void phase_of_killed_worker(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
+{
+    int64_t pid = cap_i64(&root->caps, "pid", -1);
+    for (size_t i = 0; pid > 0 && i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (e == root || cap_i64(&e->caps, "worker_pid", -1) != pid)
+            continue;
+        cp_phase p = cp_phase_of_event(inc, e);
+        if (p == CP_PHASE_UNKNOWN)
+            return;
+        d->phase = p;
+        add_evidence(d, inc, e);
+        cp_diag_note(d, "The process killed (pid %lld) was a DataLoader worker, reported lost at line %llu; the "
+                        "traceback there says %s.", (long long)pid, (unsigned long long)e->line, cp_phase_name(p));
+        return;
+    }
+}
+
 /* An error no frame or line places, on a rank that printed its process
  * group's set-up line, when no rank ever logged a training step: it came
  * during set-up (reading a config to broadcast, building the data
@@ -443,6 +464,8 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
         phase_of_inferred_rank(d, inc, root);
     if (d->phase == CP_PHASE_UNKNOWN)
         error_during_setup(d, inc);
+    if (d->phase == CP_PHASE_UNKNOWN)
+        phase_of_killed_worker(d, inc, root);
     nccl_setup_phase(d, inc);
     d->hang = root_is_hang(inc, r);
     d->signature = cp_strdup(root->text ? root->text : "");

@@ -2493,6 +2493,34 @@ static void current_thread_of_a_dump_is_where_the_rank_stalled(void **state)
     assert_int_equal(cp_phase_from_frames(&f->inc, stack), CP_PHASE_FORWARD);
 }
 
+/* real-44, cut down: the kernel's OOM killer takes a pid no launcher line
+ * ties to a rank; a rank's traceback reports the same pid as its lost
+ * DataLoader worker, inside the loader's signal handler: the kill was
+ * the worker's, and it was fetching data (forward). */
+static const stream_in killed_worker_streams[] = {
+    {"job/train.log",
+     "Traceback (most recent call last):\n"
+     "  File \"/work/gen/s44.py\", line 55, in main\n"
+     "    for step, (x, y) in enumerate(loader, 1):\n"
+     "  File \"/usr/lib/python3/dist-packages/torch/utils/data/_utils/signal_handling.py\", line 66, in handler\n"
+     "    _error_if_any_worker_fails()\n"
+     "RuntimeError: DataLoader worker (pid 28420) is killed by signal: Killed. \n"},
+    {"job/train.dmesg.log",
+     "[Tue Dec  1 08:37:17 2026] Memory cgroup out of memory: Killed process 28420 (python3) "
+     "total-vm:1390988kB, anon-rss:523132kB, file-rss:20200kB, shmem-rss:0kB, UID:0 pgtables:1560kB "
+     "oom_score_adj:0\n"},
+};
+
+static void kernel_kill_of_a_loader_worker_takes_its_phase(void **state)
+{
+    fixture *f = *state;
+    diagnose(f, killed_worker_streams, 2);
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->kind, CP_KIND_HOST_OOM);
+    assert_int_equal(d->phase, CP_PHASE_FORWARD);
+    assert_true(note_has(d, "was a DataLoader worker", NULL));
+}
+
 /* real-43, cut down: a traceback with no rank, the launcher's "failed
  * ... local_rank: 0" (the first failure its agent noticed) and a failure
  * table listing four ranks: local rank 0 is not "the one rank the input
@@ -2699,6 +2727,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_waiting_in_another_phase_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(error_after_set_up_before_any_step_is_init, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(current_thread_of_a_dump_is_where_the_rank_stalled, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(kernel_kill_of_a_loader_worker_takes_its_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_first_noticed_is_not_the_only_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
