@@ -269,6 +269,27 @@ static bool only_named_rank(cp_diagnosis *d, const cp_incident *inc)
     return true;
 }
 
+/* A rankless error, and a launcher failure table that lists one failed
+ * rank (the others exited cleanly): the error is that rank's. Into
+ * d->first_rank with a note; false when the table lists none or
+ * several. */
+static bool only_failed_rank(cp_diagnosis *d, const cp_incident *inc)
+{
+    int r = -1;
+    for (size_t i = 0; i < inc->n_table; i++) {
+        int t = inc->table[i].rank;
+        if (t < 0 || (r >= 0 && t != r))
+            return false;
+        r = t;
+    }
+    if (r < 0)
+        return false;
+    d->first_rank = r;
+    cp_diag_note(d, "The error carries no rank; torchrun's failure table lists rank %d alone as failed, so it is "
+                    "taken as the one that raised it.", r);
+    return true;
+}
+
 /* The rank that raised the root, into d->first_rank, with a note on how
  * it was inferred when the line itself does not say; returns the
  * confidence points the inference costs. */
@@ -314,6 +335,8 @@ static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event 
         doubt += 15;
     }
     if (d->first_rank < 0 && only_named_rank(d, inc))
+        doubt += 10;
+    if (d->first_rank < 0 && only_failed_rank(d, inc))
         doubt += 10;
     return doubt;
 }

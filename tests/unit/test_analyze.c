@@ -2551,6 +2551,34 @@ static void launcher_first_noticed_is_not_the_only_rank(void **state)
     assert_int_equal(d->first_rank, -1);
 }
 
+/* real-48, cut down: training ends, then a traceback with no rank; the
+ * failure table lists rank 0 alone (the others exited cleanly), so the
+ * error is rank 0's. */
+static void only_failed_rank_in_the_table_raised_the_rankless_error(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "2026-12-01 08:53:16,866 [rank0] INFO train: step 6/6 loss=1.4418\n"
+                 "2026-12-01 08:53:16,867 [rank1] INFO train: step 6/6 loss=1.4286\n"
+                 "2026-12-01 08:53:16,867 [rank2] INFO train: step 6/6 loss=1.4342\n"
+                 "Traceback (most recent call last):\n"
+                 "  File \"/usr/lib/python3.11/json/encoder.py\", line 180, in default\n"
+                 "    raise TypeError(f'Object of type {o.__class__.__name__} '\n"
+                 "TypeError: Object of type Tensor is not JSON serializable\n"
+                 "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 1001) "
+                 "of binary: /usr/bin/python3\n"
+                 "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+                 "Failures:\n"
+                 "  <NO_OTHER_FAILURES>\n"
+                 "Root Cause (first observed failure):\n"
+                 "[0]:\n  time      : 2026-12-01_08:53:17\n  host      : localhost\n  rank      : 0 (local_rank: 0)\n"
+                 "  exitcode  : 1 (pid: 1001)\n");
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_int_equal(d->first_rank, 0);
+    assert_true(note_has(d, "lists rank 0 alone", NULL));
+}
+
 static const char healthy_text[] =
     "2026-11-29 16:19:31,588 [rank0] INFO train: process group ready: backend=gloo world_size=2\n"
     "2026-11-29 16:19:31,596 [rank1] INFO train: process group ready: backend=gloo world_size=2\n"
@@ -2729,6 +2757,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(current_thread_of_a_dump_is_where_the_rank_stalled, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(kernel_kill_of_a_loader_worker_takes_its_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_first_noticed_is_not_the_only_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(only_failed_rank_in_the_table_raised_the_rankless_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(healthy_run_has_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_rows_root_cascade_silent, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(noyear_glog_time_takes_incident_year, new_fixture, free_fixture),
