@@ -395,9 +395,8 @@ static bool any_progress(const cp_incident *inc)
 
 /* A line the analysis keeps that says a rank was setting up its process
  * group (pytorch.process_group_setup): a kept context line of set-up. */
-static bool setup_line(const cp_incident *inc, const cp_event *e, int rank)
+static bool setup_line(const cp_incident *inc, const cp_event *e)
 {
-    (void)rank;
     const cp_rule *r = rule_of(inc, e);
     return r && r->role == CP_ROLE_CONTEXT && r->keep && r->phase == CP_PHASE_INIT;
 }
@@ -460,7 +459,7 @@ static void error_during_setup(cp_diagnosis *d, const cp_incident *inc)
         return;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        if (setup_line(inc, e, -1) && event_rank(inc, e) == d->first_rank) {
+        if (setup_line(inc, e) && event_rank(inc, e) == d->first_rank) {
             d->phase = CP_PHASE_INIT;
             cp_diag_note(d, "No rank logged a training step, and rank %d had set up its process group: the error "
                             "came during set-up.", d->first_rank);
@@ -1155,7 +1154,7 @@ static const cp_event *unfinished_setup(const cp_incident *inc)
     const cp_event *last = NULL;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        if (setup_line(inc, e, -1) &&
+        if (setup_line(inc, e) &&
             (!last || e->stream > last->stream || (e->stream == last->stream && e->line > last->line)))
             last = e;
     }
@@ -1169,7 +1168,7 @@ static int ranks_set_up(const cp_incident *inc, bool *joined, int n)
     int count = 0;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        int64_t r = setup_line(inc, e, -1) ? cap_i64(&e->caps, "joined_rank", -1) : -1;
+        int64_t r = setup_line(inc, e) ? cap_i64(&e->caps, "joined_rank", -1) : -1;
         if (r >= 0 && r < n && !joined[r]) {
             joined[r] = true;
             count++;

@@ -370,7 +370,7 @@ static int stopped_unlisted_pid(const cp_incident *inc, int *count)
     *count = 0;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        int64_t p = cp_capset_get(&e->caps, "stop_signal") ? cap_i64(&e->caps, "next_pid", -1) : -1;
+        int64_t p = stopped_by_launcher(e) ? cap_i64(&e->caps, "next_pid", -1) : -1;
         if (p <= 0 || p > INT_MAX || p == pid)
             continue;
         bool listed = false;
