@@ -642,8 +642,7 @@ typedef struct hang_facts {
     int behind;              /* the one rank whose last step is behind, every rank having logged one */
     int saving;        /* a rank that began a save and never ended it */
     int silent;        /* the one rank that printed no error */
-    int odd_waiter;    /* the one rank that timed out waiting in another phase */
-    cp_phase odd_phase, usual_phase;
+    cp_odd_waiter waiter;    /* the one rank that timed out waiting in another phase */
     bool save_near;    /* a checkpoint save just before the stall */
     bool any_timeout;
 } hang_facts;
@@ -747,7 +746,7 @@ static void gather_hang_facts(const cp_incident *inc, hang_facts *h, int64_t *lo
     h->behind = cp_suspect_least_progress(inc, true);
     h->saving = cp_suspect_saving(inc, save_unattr);
     h->silent = cp_suspect_silent(inc, true);
-    h->odd_waiter = cp_suspect_odd_waiter(inc, &h->odd_phase, &h->usual_phase);
+    cp_suspect_odd_waiter(inc, &h->waiter);
     h->save_near = cp_save_before_stall(inc);
     h->any_timeout = any_timeout(inc);
 }
@@ -798,12 +797,13 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
         d->confidence = 70;
         return rank;
     }
-    if (h->odd_waiter >= 0) {
+    if (h->waiter.wait) {
+        int rank = event_rank(inc, h->waiter.wait);
         cp_diag_note(d, "Rank %d timed out waiting in a collective it called in %s, while every other rank that timed "
-                        "out waited in one called in %s: they were in different collectives.", h->odd_waiter,
-                     cp_phase_name(h->odd_phase), cp_phase_name(h->usual_phase));
+                        "out waited in one called in %s: they were in different collectives.", rank,
+                     cp_phase_name(h->waiter.odd), cp_phase_name(h->waiter.usual));
         d->confidence = 65;
-        return h->odd_waiter;
+        return rank;
     }
     if (h->saving >= 0) {
         cp_diag_note(d, "Rank %d began a checkpoint save and never logged its end.", h->saving);
@@ -1346,22 +1346,6 @@ static void stack_of_the_rank_that_left(cp_diagnosis *d, const cp_incident *inc,
     cp_diag_note(d, "Rank %d's stack dump shows where it was when it died (%s).", rank, cp_phase_name(p));
 }
 
-/* The rank out of step waited in a collective its own code path called:
- * its first timed-out traceback, as evidence, and whose code made the
- * call (the innermost frames: the user's file, or a library's). */
-static void odd_call_site(cp_diagnosis *d, const cp_incident *inc, int rank)
-{
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        const cp_rule *r = rule_of(inc, e);
-        if (!r || r->kind != CP_KIND_NCCL_TIMEOUT || e->in_table || e->n_frames == 0 || event_rank(inc, e) != rank)
-            continue;
-        add_evidence(d, inc, e);
-        d->owner = owner_from_frames(e);
-        return;
-    }
-}
-
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -1434,10 +1418,13 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     if (h.ops.odd && d->first_rank == event_rank(inc, h.ops.odd) && timeout_kind) {
         conclude(d, inc, "engine.collective_out_of_step");
         add_evidence(d, inc, h.ops.odd);   /* the odd rank's own timeout */
-    } else if (h.odd_waiter >= 0 && d->first_rank == h.odd_waiter && timeout_kind) {
+    } else if (h.waiter.wait && d->first_rank == event_rank(inc, h.waiter.wait) && timeout_kind) {
+        /* it waited in a collective its own code path called: that
+         * traceback, and whose code made the call (the innermost frames) */
         conclude(d, inc, "engine.collective_out_of_step");
-        d->phase = h.odd_phase;
-        odd_call_site(d, inc, h.odd_waiter);
+        d->phase = h.waiter.odd;
+        add_evidence(d, inc, h.waiter.wait);
+        d->owner = owner_from_frames(h.waiter.wait);
     } else if (h.ops.split_a && d->first_rank < 0 && timeout_kind) {
         conclude(d, inc, "engine.collectives_differ");
         note_split(d, inc, &h.ops);

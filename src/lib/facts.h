@@ -127,9 +127,13 @@ bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out);
  * 0 waiting in a barrier inside its save while the others wait in
  * backward. It is out of step with them, as a rank in another kind of
  * collective is (cp_suspect_collectives), for transports whose timeouts
- * name no collective (gloo). -1 when not so; *odd and *usual: the
- * phases. */
-int cp_suspect_odd_waiter(const cp_incident *inc, cp_phase *odd, cp_phase *usual);
+ * name no collective (gloo). Returns whether there is one: `wait`, its
+ * first timed-out traceback; `odd` and `usual`, the phases. */
+typedef struct cp_odd_waiter {
+    const cp_event *wait;
+    cp_phase odd, usual;
+} cp_odd_waiter;
+bool cp_suspect_odd_waiter(const cp_incident *inc, cp_odd_waiter *out);
 int cp_suspect_saving(const cp_incident *inc, bool *unattributed);
 int cp_suspect_silent(const cp_incident *inc, bool count_table);
 /* Whether `rank` ended with status 0, as far as one host's torchrun

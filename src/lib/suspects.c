@@ -163,32 +163,30 @@ int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
     return lag >= 0 && unique && *low < *high ? lag : -1;
 }
 
-int cp_suspect_odd_waiter(const cp_incident *inc, cp_phase *odd, cp_phase *usual)
+bool cp_suspect_odd_waiter(const cp_incident *inc, cp_odd_waiter *out)
 {
+    memset(out, 0, sizeof *out);
     int n = cp_ranks_extent(inc);
     if (n < 3)
-        return -1;
+        return false;
+    const cp_event **wait = calloc((size_t)n, sizeof *wait);   /* each rank's first timed-out traceback */
     cp_phase *at = malloc((size_t)n * sizeof *at);
-    if (!at)
-        return -1;
-    for (int r = 0; r < n; r++)
-        at[r] = CP_PHASE_NONE;
-    bool clear = true;
+    bool clear = wait && at;
     for (size_t i = 0; i < inc->n_events && clear; i++) {
         const cp_event *e = &inc->events[i];
         const cp_rule *rule = rule_of(inc, e);
         int r = event_rank(inc, e);
         if (!rule || rule->role != CP_ROLE_CASCADE || rule->kind != CP_KIND_NCCL_TIMEOUT || e->in_table ||
-            e->n_frames == 0 || r < 0 || r >= n || at[r] != CP_PHASE_NONE)
+            e->n_frames == 0 || r < 0 || r >= n || wait[r])
             continue;   /* a rank's first timed-out traceback says where it waited */
+        wait[r] = e;
         at[r] = cp_phase_from_frames(inc, e);
         clear = at[r] != CP_PHASE_NONE;   /* one that names no phase: no comparison */
     }
-    int odd_rank = -1, waiters = 0;
+    int waiters = 0, count_a = 0, count_b = 0, rank_a = -1, rank_b = -1;
     cp_phase a = CP_PHASE_NONE, b = CP_PHASE_NONE;
-    int count_a = 0, count_b = 0, rank_a = -1, rank_b = -1;
     for (int r = 0; r < n && clear; r++) {
-        if (at[r] == CP_PHASE_NONE)
+        if (!wait[r])
             continue;
         waiters++;
         if (a == CP_PHASE_NONE || at[r] == a) {
@@ -199,15 +197,13 @@ int cp_suspect_odd_waiter(const cp_incident *inc, cp_phase *odd, cp_phase *usual
             clear = false;   /* three places: no single odd one */
         }
     }
+    if (clear && waiters >= 3 && count_a == 1 && count_b >= 2)
+        *out = (cp_odd_waiter){wait[rank_a], a, b};
+    else if (clear && waiters >= 3 && count_b == 1 && count_a >= 2)
+        *out = (cp_odd_waiter){wait[rank_b], b, a};
+    free(wait);
     free(at);
-    if (!clear || waiters < 3 || count_b == 0)
-        return -1;
-    if (count_a == 1 && count_b >= 2) {
-        odd_rank = rank_a, *odd = a, *usual = b;
-    } else if (count_b == 1 && count_a >= 2) {
-        odd_rank = rank_b, *odd = b, *usual = a;
-    }
-    return odd_rank;
+    return out->wait != NULL;
 }
 
 /* A rank's timed-out collective, for cp_suspect_collectives. */
