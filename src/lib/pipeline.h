@@ -1,8 +1,10 @@
 /* pipeline.h - a scan on every core, in input order.
  *
- * The reader's thread puts each chunk into a slot of a small ring: it hands
- * its buffer over and takes the slot's old one back (or copies the chunk,
- * through cp_pipeline_chunk).
+ * The reader's thread puts the chunks into the slots of a small ring, as
+ * many in one slot as fit in about a megabyte (a folder of small rank
+ * logs would otherwise cost a thread wake-up per file): it hands its
+ * buffer over and takes the one the chunk's place in the slot held back
+ * (or copies the chunk, through cp_pipeline_chunk).
  * Worker threads (one per core) take the slots that are not yet prepared,
  * any order, and do the work that needs no incident state: the vectorscan
  * pass (each worker has its own cp_scanner) and cp_prepare (line numbers,
@@ -14,7 +16,8 @@
  * is the same by construction.
  *
  * Small inputs never start threads: the first PIPE_THRESHOLD bytes are
- * processed inline. Memory: a chunk buffer per slot with its hit list.
+ * processed inline. Memory: the chunk buffers of each slot (about a
+ * megabyte of small chunks, or one large one) with their hit lists.
  * A chunk comes with the newline map the reader built (reader.h): the slot
  * swaps it for its own old one, and the worker's scan reads it.
  * A chunk of a mapped file (cp_pipeline_chunk_mapped) needs no buffer: the
