@@ -138,7 +138,7 @@ typedef struct cp_incident {
     cp_matcher *matcher;
     bool thin;             /* progress thinning (prepare.h); CULPRIT_NO_THIN=1 turns it off */
     char **streams;        /* display paths */
-    size_t n_streams;
+    size_t n_streams, cap_streams;
     cp_writer *writers;
     size_t n_writers, cap_writers;
     void *writer_index;    /* hash: identity key -> writer */
@@ -155,7 +155,7 @@ typedef struct cp_incident {
     int world_size_stated; /* what the lines stated, kept by cp_ranks_resolve */
     bool year_known;       /* some line carried a full date (set by the timeline) */
     char **warnings;
-    size_t n_warnings;
+    size_t n_warnings, cap_warnings;
     uint64_t bytes, lines, hit_lines;
     void *scan;            /* per-stream scan state (events.c) */
 } cp_incident;

@@ -412,15 +412,21 @@ static int merge_facts(merge_ctx *m, json_t *root)
     return 0;
 }
 
-static int append_strings(char ***list, size_t *n, json_t *arr)
+/* Appends the strings of `arr` to a list that cp_grow grows elsewhere:
+ * *cap follows the allocation. */
+static int append_strings(char ***list, size_t *n, size_t *cap, json_t *arr)
 {
     size_t k = json_array_size(arr);
     if (!k)
         return 0;
-    char **p = realloc(*list, (*n + k) * sizeof *p);
-    if (!p)
-        return -1;
-    *list = p;
+    if (*n + k > *cap) {
+        char **p = realloc(*list, (*n + k) * sizeof *p);
+        if (!p)
+            return -1;
+        *list = p;
+        *cap = *n + k;
+    }
+    char **p = *list;
     for (size_t i = 0; i < k; i++) {
         const char *s = json_string_value(json_array_get(arr, i));
         if (!(p[*n] = cp_strdup(s ? s : "")))
@@ -445,8 +451,8 @@ int cp_summary_merge(cp_incident *inc, const char *path, char *error, size_t err
         snprintf(error, error_len, "%s: summary schema '%s' is not %s", path, schema, CP_SUMMARY_SCHEMA);
         goto done;
     }
-    if (append_strings(&inc->streams, &inc->n_streams, json_object_get(root, "streams")) != 0 ||
-        append_strings(&inc->warnings, &inc->n_warnings, json_object_get(root, "warnings")) != 0 ||
+    if (append_strings(&inc->streams, &inc->n_streams, &inc->cap_streams, json_object_get(root, "streams")) != 0 ||
+        append_strings(&inc->warnings, &inc->n_warnings, &inc->cap_warnings, json_object_get(root, "warnings")) != 0 ||
         merge_writers(&m, json_object_get(root, "writers")) != 0 ||
         merge_events(&m, json_object_get(root, "events")) != 0 || merge_facts(&m, root) != 0) {
         snprintf(error, error_len, "%s: out of memory", path);
