@@ -82,11 +82,69 @@ static cp_owner owner_of_event(const cp_incident *inc, const cp_event *e)
     return owner_from_frames(e);
 }
 
+/* ---- the launcher's failure table ---------------------------------------- */
+
+/* The table entry a line of the table belongs to: the last one that
+ * starts at or before it in its stream. */
+static const cp_table_entry *entry_of(const cp_incident *inc, const cp_event *e)
+{
+    const cp_table_entry *best = NULL;
+    for (size_t i = 0; i < inc->n_table; i++) {
+        const cp_table_entry *t = &inc->table[i];
+        if (t->stream == e->stream && t->line <= e->line && (!best || t->line > best->line))
+            best = t;
+    }
+    return best;
+}
+
+static bool ended_by_signal(const cp_table_entry *t)
+{
+    return t->signal == 9 || t->signal == 15 || t->exitcode == -9 || t->exitcode == -15;
+}
+
+static bool stopped_after(const cp_table_entry *t, const cp_table_entry *first)
+{
+    return ended_by_signal(t) && timed(&t->time) && t->time.ms > first->time.ms;
+}
+
+/* The earliest entry of the failure tables that exited with a code of its
+ * own (not a signal), when an entry timed after it ended by SIGTERM or
+ * SIGKILL: torchrun stops the ranks still running once one fails, with
+ * SIGTERM and then SIGKILL for a rank still there when the grace period
+ * (30 s) ends, so those signals are its shutdown and not a cause. Of
+ * entries at the same time, the one under "Root Cause". NULL when the
+ * tables show no such order. */
+static const cp_table_entry *exit_before_shutdown(const cp_incident *inc)
+{
+    const cp_table_entry *first = NULL;
+    for (size_t i = 0; i < inc->n_table; i++) {
+        const cp_table_entry *t = &inc->table[i];
+        /* the "Root Cause" entry is a failure even where a paste cut its
+         * exit code */
+        bool own_exit = t->exitcode > 0 || (t->root_cause && t->exitcode == -1 && t->signal < 0);
+        if (!own_exit || t->rank < 0 || !timed(&t->time))
+            continue;
+        if (!first || t->time.ms < first->time.ms ||
+            (t->time.ms == first->time.ms && t->root_cause && !first->root_cause))
+            first = t;
+    }
+    for (size_t i = 0; first && i < inc->n_table; i++)
+        if (stopped_after(&inc->table[i], first))
+            return first;
+    return NULL;
+}
+
 /* ---- root selection ------------------------------------------------------- */
 
-static bool is_root_candidate(const cp_incident *inc, const cp_event *e, bool allow_table)
+/* `shutdown`: exit_before_shutdown's entry, whose rank the table rows
+ * the launcher's shutdown ended are no root beside. */
+static bool is_root_candidate(const cp_incident *inc, const cp_event *e, bool allow_table,
+                              const cp_table_entry *shutdown)
 {
-    return role_of(inc, e) == CP_ROLE_ROOT && (allow_table || !e->in_table);
+    if (role_of(inc, e) != CP_ROLE_ROOT || (e->in_table && !allow_table))
+        return false;
+    const cp_table_entry *t = e->in_table && shutdown ? entry_of(inc, e) : NULL;
+    return !t || !stopped_after(t, shutdown);
 }
 
 /* The earliest root, where roots within SKEW_MS of the earliest (clocks of
@@ -95,18 +153,19 @@ static bool is_root_candidate(const cp_incident *inc, const cp_event *e, bool al
  * ones without times in one log, the first printed. */
 static int pick_root(const cp_incident *inc)
 {
+    const cp_table_entry *shutdown = exit_before_shutdown(inc);
     for (int pass = 0; pass < 2; pass++) {
         bool allow_table = pass == 1;
         int64_t t0 = INT64_MAX;
         for (size_t i = 0; i < inc->n_events; i++) {
             const cp_event *e = &inc->events[i];
-            if (is_root_candidate(inc, e, allow_table) && timed(&e->origin.time) && e->origin.time.ms < t0)
+            if (is_root_candidate(inc, e, allow_table, shutdown) && timed(&e->origin.time) && e->origin.time.ms < t0)
                 t0 = e->origin.time.ms;
         }
         int best = -1;
         for (size_t i = 0; i < inc->n_events; i++) {
             const cp_event *e = &inc->events[i];
-            if (!is_root_candidate(inc, e, allow_table))
+            if (!is_root_candidate(inc, e, allow_table, shutdown))
                 continue;
             if (timed(&e->origin.time) && e->origin.time.ms > t0 + SKEW_MS)
                 continue;
@@ -1346,6 +1405,31 @@ static void stack_of_the_rank_that_left(cp_diagnosis *d, const cp_incident *inc,
     cp_diag_note(d, "Rank %d's stack dump shows where it was when it died (%s).", rank, cp_phase_name(p));
 }
 
+/* Nothing but consequences, and a failure table in which one rank exited
+ * with an error before the launcher stopped the others: that rank, whose
+ * own output is not in the input. The table's lines that the shutdown
+ * ended are the evidence beside the consequence already taken. */
+static void verdict_from_exit_before_shutdown(cp_diagnosis *d, const cp_incident *inc, const cp_table_entry *own)
+{
+    d->first_rank = own->rank;
+    d->confidence = 40;
+    conclude(d, inc, "engine.exit_before_shutdown");
+    free(d->first_time);
+    d->first_time = cp_format_time(inc, &own->time);
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_table_entry *t = e->in_table ? entry_of(inc, e) : NULL;
+        if (t && stopped_after(t, own))
+            add_evidence(d, inc, e);
+    }
+    char code[32] = "an error";
+    if (own->exitcode > 0)
+        snprintf(code, sizeof code, "code %d", own->exitcode);
+    cp_diag_note(d, "torchrun's failure table shows rank %d exiting with %s before the others ended by SIGTERM "
+                    "or SIGKILL: the launcher stopped them once rank %d had failed.",
+                 own->rank, code, own->rank);
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -1367,6 +1451,11 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     if (!d->hang) {
         if (cp_capset_get(&first->caps, "interrupted")) {
             verdict_from_interrupt(d, inc, first);
+            return;
+        }
+        const cp_table_entry *own = exit_before_shutdown(inc);
+        if (own) {
+            verdict_from_exit_before_shutdown(d, inc, own);
             return;
         }
         int quiet = cp_suspect_silent(inc, false);
@@ -1565,11 +1654,16 @@ static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
             row->last_time = cp_format_time(inc, &w->last_time);
         }
     }
+    const cp_table_entry *shutdown = exit_before_shutdown(inc);
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         int r = event_rank(inc, e);
         cp_rank_state s = state_of_event(inc, e);
         if (r < 0 || r >= n || s == CP_RS_OK)
+            continue;
+        /* the launcher's shutdown: the table's signal says so below */
+        const cp_table_entry *t = shutdown && e->in_table ? entry_of(inc, e) : NULL;
+        if (t && stopped_after(t, shutdown))
             continue;
         cp_rank_row *row = &d->ranks[r];
         if (row->first_error && !(s == CP_RS_ERROR && row->state == CP_RS_CASCADE))

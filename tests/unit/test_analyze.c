@@ -2016,6 +2016,75 @@ static void kernel_oom_kill_names_rank_by_pid(void **state)
     assert_int_equal(row_of(d, 0)->state, CP_RS_CASCADE);
 }
 
+/* Only torchrun's failure table, as a paste keeps it: rank 1 exits with
+ * code 1, and 31 s later rank 0 ends by SIGKILL and rank 2 by SIGTERM.
+ * torchrun stopped them (SIGTERM, then SIGKILL when the 30 s grace period
+ * ran out): the SIGKILL is no host OOM, and rank 1 failed first.
+ * Adapted from vllm-project/speculators#1115. */
+static const char table_shutdown_text[] =
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    "============================================================\n"
+    "/root/proj/scripts/train.py FAILED\n"
+    "------------------------------------------------------------\n"
+    "Failures:\n"
+    "[1]:\n"
+    "  time      : 2026-09-07_13:03:29\n"
+    "  host      : localhost\n"
+    "  rank      : 0 (local_rank: 0)\n"
+    "  exitcode  : -9 (pid: 14689)\n"
+    "  error_file: <N/A>\n"
+    "  traceback : Signal 9 (SIGKILL) received by PID 14689\n"
+    "[2]:\n"
+    "  time      : 2026-09-07_13:03:29\n"
+    "  host      : localhost\n"
+    "  rank      : 2 (local_rank: 2)\n"
+    "  exitcode  : -15 (pid: 14691)\n"
+    "  error_file: <N/A>\n"
+    "  traceback : Signal 15 (SIGTERM) received by PID 14691\n"
+    "------------------------------------------------------------\n"
+    "Root Cause (first observed failure):\n"
+    "[0]:\n"
+    "  time      : 2026-09-07_13:02:58\n"
+    "  host      : localhost\n"
+    "  rank      : 1 (local_rank: 1)\n"
+    "  exitcode  : 1 (pid: 14690)\n"
+    "  error_file: <N/A>\n"
+    "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+    "============================================================\n";
+
+static void signals_after_a_rank_exited_are_the_launchers_shutdown(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", table_shutdown_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_false(d->hang);
+    assert_int_equal(d->first_rank, 1);
+    assert_int_not_equal(d->kind, CP_KIND_HOST_OOM);
+    assert_string_equal(d->rule_id, "engine.exit_before_shutdown");
+    assert_true(note_has(d, "rank 1 exiting with code 1", "launcher stopped them"));
+    assert_int_equal(row_of(d, 1)->state, CP_RS_ROOT);
+    assert_int_equal(row_of(d, 0)->state, CP_RS_KILLED);
+    assert_int_equal(row_of(d, 2)->state, CP_RS_KILLED);
+}
+
+/* The same table with the SIGKILL first: rank 0 died before rank 1 exited,
+ * so the kill is no shutdown and stays the cause. */
+static void a_sigkill_before_the_exit_is_still_the_cause(void **state)
+{
+    fixture *f = *state;
+    char *text = strdup(table_shutdown_text);
+    assert_non_null(text);
+    char *kill_time = strstr(text, "13:03:29");
+    assert_non_null(kill_time);
+    memcpy(kill_time, "13:02:10", 8);
+    diagnose_one(f, "train.log", text);
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->first_rank, 0);
+    assert_int_equal(d->kind, CP_KIND_HOST_OOM);
+    free(text);
+}
+
 /* Rank 1 is killed while its optimizer shard is being saved: only the
  * launcher speaks of the death, so the phase is the one rank 1's own
  * lines left open. */
@@ -2782,6 +2851,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(skipped_fp16_step_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cpp_exception_stack_is_no_live_dump, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(signals_after_a_rank_exited_are_the_launchers_shutdown, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(a_sigkill_before_the_exit_is_still_the_cause, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
     };
