@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,26 +85,22 @@ hs_database_t *cp_dbcache_load(const cp_dbkey *k)
     if (db_path(k, path, sizeof path) != 0)
         return NULL;
     hs_database_t *db = NULL;
-    char *buf = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > MAX_DB_BYTES)
         goto done;
-    if (!(buf = malloc((size_t)st.st_size)))
+    /* mapped, not read: deserializing copies it anyway, and a read into a
+     * fresh buffer cost a copy and a page fault per page on top, a tenth
+     * of a one-line diagnosis */
+    void *bytes = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (bytes == MAP_FAILED)
         goto done;
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r <= 0)
-            goto done;
-        got += (size_t)r;
-    }
-    if (hs_deserialize_database(buf, got, &db) != HS_SUCCESS)
+    if (hs_deserialize_database(bytes, (size_t)st.st_size, &db) != HS_SUCCESS)
         db = NULL;
+    munmap(bytes, (size_t)st.st_size);
 done:
     if (fd >= 0)
         close(fd);
-    free(buf);
     return db;
 }
 
