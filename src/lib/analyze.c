@@ -134,17 +134,23 @@ static const cp_table_entry *exit_before_shutdown(const cp_incident *inc)
     return NULL;
 }
 
+/* Whether the event is a line of a table entry that the launcher's
+ * shutdown ended; `shutdown` is exit_before_shutdown's entry, or NULL. */
+static bool ended_by_shutdown(const cp_incident *inc, const cp_event *e, const cp_table_entry *shutdown)
+{
+    const cp_table_entry *t = shutdown && e->in_table ? entry_of(inc, e) : NULL;
+    return t && stopped_after(t, shutdown);
+}
+
 /* ---- root selection ------------------------------------------------------- */
 
-/* `shutdown`: exit_before_shutdown's entry, whose rank the table rows
- * the launcher's shutdown ended are no root beside. */
+/* A table row the launcher's shutdown ended (`shutdown`, as for
+ * ended_by_shutdown) is no root. */
 static bool is_root_candidate(const cp_incident *inc, const cp_event *e, bool allow_table,
                               const cp_table_entry *shutdown)
 {
-    if (role_of(inc, e) != CP_ROLE_ROOT || (e->in_table && !allow_table))
-        return false;
-    const cp_table_entry *t = e->in_table && shutdown ? entry_of(inc, e) : NULL;
-    return !t || !stopped_after(t, shutdown);
+    return role_of(inc, e) == CP_ROLE_ROOT && (allow_table || !e->in_table) &&
+           !ended_by_shutdown(inc, e, shutdown);
 }
 
 /* The earliest root, where roots within SKEW_MS of the earliest (clocks of
@@ -1416,12 +1422,9 @@ static void verdict_from_exit_before_shutdown(cp_diagnosis *d, const cp_incident
     conclude(d, inc, "engine.exit_before_shutdown");
     free(d->first_time);
     d->first_time = cp_format_time(inc, &own->time);
-    for (size_t i = 0; i < inc->n_events; i++) {
-        const cp_event *e = &inc->events[i];
-        const cp_table_entry *t = e->in_table ? entry_of(inc, e) : NULL;
-        if (t && stopped_after(t, own))
-            add_evidence(d, inc, e);
-    }
+    for (size_t i = 0; i < inc->n_events; i++)
+        if (ended_by_shutdown(inc, &inc->events[i], own))
+            add_evidence(d, inc, &inc->events[i]);
     char code[32] = "an error";
     if (own->exitcode > 0)
         snprintf(code, sizeof code, "code %d", own->exitcode);
@@ -1662,8 +1665,7 @@ static void rank_rows(cp_diagnosis *d, const cp_incident *inc)
         if (r < 0 || r >= n || s == CP_RS_OK)
             continue;
         /* the launcher's shutdown: the table's signal says so below */
-        const cp_table_entry *t = shutdown && e->in_table ? entry_of(inc, e) : NULL;
-        if (t && stopped_after(t, shutdown))
+        if (ended_by_shutdown(inc, e, shutdown))
             continue;
         cp_rank_row *row = &d->ranks[r];
         if (row->first_error && !(s == CP_RS_ERROR && row->state == CP_RS_CASCADE))
