@@ -1,5 +1,6 @@
 /* suspects.c - evidence that names a rank. See facts.h. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,39 +129,92 @@ static bool other_group(const cp_event *e, int64_t *group)
     return pg != *group;
 }
 
-/* The rank whose last enqueued (or timed-out) collective is behind all
- * others never reached the collective the others wait in. Sequence
- * numbers count per process group: when the ranks' reports name two
- * groups (pipeline stages timing out in their own send/receive groups),
- * their numbers do not compare and no rank is named. */
-int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
+/* How far one rank got in its collectives, from its own reports: the
+ * lowest number it gave (the work it timed out in, or the last it
+ * enqueued when that is lower) and the highest. */
+typedef struct rank_position {
+    int rank;
+    int64_t lowest, highest;
+} rank_position;
+
+static int position_by_rank(const void *a, const void *b)
 {
-    int lag = -1;
-    bool unique = true;
+    const rank_position *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void widen(rank_position *p, int64_t v)
+{
+    p->lowest = v < p->lowest ? v : p->lowest;
+    p->highest = v > p->highest ? v : p->highest;
+}
+
+/* Each rank's position, one entry per rank, in *out (the caller frees it);
+ * the count, or -1 when the reports name two process groups or memory ran
+ * out. */
+static ptrdiff_t rank_positions(const cp_incident *inc, rank_position **out)
+{
+    rank_position *p = malloc((inc->n_events ? inc->n_events : 1) * sizeof *p);
+    size_t n = 0;
     int64_t group = -1;
-    *low = INT64_MAX;
-    *high = INT64_MIN;
+    *out = p;
+    if (!p)
+        return -1;
     for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
-        int64_t v = cap_i64(&e->caps, "last_enqueued", -1);
-        if (v < 0)
-            v = cap_i64(&e->caps, "seq", -1);
+        int64_t enq = cap_i64(&e->caps, "last_enqueued", -1), seq = cap_i64(&e->caps, "seq", -1);
         int rank = event_rank(inc, e);
-        if (v < 0 || rank < 0)
+        if ((enq < 0 && seq < 0) || rank < 0)
             continue;
         if (other_group(e, &group))
             return -1;
-        if (v > *high)
-            *high = v;
-        if (v < *low) {
-            *low = v;
-            lag = rank;
+        /* the last enqueued work says how far the rank went; without it,
+         * the work it timed out in */
+        int64_t v = enq >= 0 ? enq : seq;
+        p[n++] = (rank_position){rank, v, v};
+    }
+    qsort(p, n, sizeof *p, position_by_rank);
+    size_t ranks = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ranks > 0 && p[i].rank == p[ranks - 1].rank)
+            widen(&p[ranks - 1], p[i].lowest);
+        else
+            p[ranks++] = p[i];
+    }
+    return (ptrdiff_t)ranks;
+}
+
+/* The rank whose last enqueued (or timed-out) collective is behind all
+ * others never reached the collective the others wait in. A rank's own
+ * reports are one position, never two to compare: its timeout at
+ * SeqNum=6 and its "last enqueued NCCL work: 516" say it went on to 516,
+ * not that someone else did. Sequence numbers count per process group:
+ * when the ranks' reports name two groups (pipeline stages timing out in
+ * their own send/receive groups), their numbers do not compare and no
+ * rank is named. */
+int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
+{
+    rank_position *p;
+    ptrdiff_t n = rank_positions(inc, &p);
+    ptrdiff_t lag = -1;
+    bool unique = true;
+    *low = INT64_MAX;
+    *high = INT64_MIN;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        if (p[i].lowest < *low) {
+            *low = p[i].lowest;
+            lag = i;
             unique = true;
-        } else if (v == *low && rank != lag) {
+        } else if (p[i].lowest == *low) {
             unique = false;
         }
     }
-    return lag >= 0 && unique && *low < *high ? lag : -1;
+    for (ptrdiff_t i = 0; i < n; i++)
+        if (i != lag && p[i].highest > *high)
+            *high = p[i].highest;   /* how far the others went */
+    int rank = lag >= 0 && unique && *low < *high ? p[lag].rank : -1;
+    free(p);
+    return rank;
 }
 
 bool cp_suspect_odd_waiter(const cp_incident *inc, cp_odd_waiter *out)

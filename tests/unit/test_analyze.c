@@ -1418,6 +1418,42 @@ static void watchdog_groups_do_not_compare(void **state)
     assert_false(note_has(d, "121", "127"));
 }
 
+/* One rank's two reports of one timeout (as NCCL 2.x's ProcessGroupNCCL
+ * prints them, musubi-tuner#77): it timed out in work 6 but had enqueued
+ * up to 516, which says the rank went on, not that another was behind. */
+static const char watchdog_one_rank_text[] =
+    "[rank1]:[E507 18:50:51.334156858 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=6, OpType=ALLREDUCE, NumelIn=65536, NumelOut=65536, Timeout(ms)=600000) ran for 600061 milliseconds before timing out.\n"
+    "[rank1]:[E507 18:50:51.334374163 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 1] Exception (either an error or timeout) detected by watchdog at work: 6, last enqueued NCCL work: 516, last completed NCCL work: 5.\n";
+
+static void watchdog_rank_not_compared_with_itself(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", watchdog_one_rank_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->kind, CP_KIND_NCCL_TIMEOUT);
+    assert_int_not_equal(d->first_rank, 1);
+    assert_false(note_has(d, "the others reached", NULL));
+}
+
+/* Two ranks that both enqueued past the work they wait in: the one that
+ * timed out in the earlier work is behind, whatever each enqueued. */
+static const char watchdog_earliest_wait_text[] =
+    "[rank0]:[E225 10:00:00.100000000 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=619725, OpType=_ALLGATHER_BASE, NumelIn=1, NumelOut=4, Timeout(ms)=1800000) ran for 1800035 milliseconds before timing out.\n"
+    "[rank0]:[E225 10:00:00.100100000 ProcessGroupNCCL.cpp:2241] [PG ID 0 PG GUID 0(default_pg) Rank 0]  failure detected by watchdog at work sequence id: 619725 PG status: last enqueued work: 619732, last completed work: 619724\n"
+    "[rank3]:[E225 10:00:02.200000000 ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=619727, OpType=_REDUCE_SCATTER_BASE, NumelIn=4, NumelOut=1, Timeout(ms)=1800000) ran for 1800021 milliseconds before timing out.\n"
+    "[rank3]:[E225 10:00:02.200100000 ProcessGroupNCCL.cpp:2241] [PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by watchdog at work sequence id: 619727 PG status: last enqueued work: 619730, last completed work: 619726\n";
+
+static void watchdog_earliest_wait_is_behind(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", watchdog_earliest_wait_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->first_rank, 0);
+    assert_true(note_has(d, "Rank 0 got no further than collective 619725", "reached 619730"));
+}
+
 /* NCCL's trace of a failed call on two processes: the first to print one
  * shows no set-up code, the other's goes up through bootstrap.cc. */
 static const char nccl_trace_peers_text[] =
@@ -2781,6 +2817,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_lowest_enqueued_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_groups_do_not_compare, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(watchdog_rank_not_compared_with_itself, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(watchdog_earliest_wait_is_behind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cascade_takes_the_phase_the_ranks_agree_on, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(world_of_one_is_rank_zero, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_report_names_rank, new_fixture, free_fixture),
