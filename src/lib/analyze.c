@@ -847,8 +847,8 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
         return h->culprit;
     }
     if (h->lagging >= 0) {
-        cp_diag_note(d, "Rank %d got no further than collective %lld (the last it enqueued, or the one it timed "
-                        "out in); the others reached %lld and timed out waiting for it.",
+        cp_diag_note(d, "Rank %d is behind the other ranks in their collectives: it waits in work %lld while they "
+                        "went on (as far as %lld) and timed out waiting for it.",
                      h->lagging, (long long)low, (long long)high);
         d->confidence = 80;
         return h->lagging;

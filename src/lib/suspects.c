@@ -129,12 +129,13 @@ static bool other_group(const cp_event *e, int64_t *group)
     return pg != *group;
 }
 
-/* How far one rank got in its collectives, from its own reports: the
- * lowest number it gave (the work it timed out in, or the last it
- * enqueued when that is lower) and the highest. */
+/* Where one rank is in its collectives, from its own reports: the work
+ * it waits in (the lowest it timed out in; its last enqueued when it
+ * names none), the last work it says it enqueued (-1 when it does not
+ * say) and the furthest it enqueued or timed out in. */
 typedef struct rank_position {
     int rank;
-    int64_t lowest, highest;
+    int64_t waits_in, enqueued, reached;
 } rank_position;
 
 static int position_by_rank(const void *a, const void *b)
@@ -143,10 +144,14 @@ static int position_by_rank(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static void widen(rank_position *p, int64_t v)
+static int64_t lower(int64_t a, int64_t b)
 {
-    p->lowest = v < p->lowest ? v : p->lowest;
-    p->highest = v > p->highest ? v : p->highest;
+    return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+static int64_t higher(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
 }
 
 /* Each rank's position, one entry per rank, in *out (the caller frees it);
@@ -168,51 +173,70 @@ static ptrdiff_t rank_positions(const cp_incident *inc, rank_position **out)
             continue;
         if (other_group(e, &group))
             return -1;
-        /* the last enqueued work says how far the rank went; without it,
-         * the work it timed out in */
-        int64_t v = enq >= 0 ? enq : seq;
-        p[n++] = (rank_position){rank, v, v};
+        p[n++] = (rank_position){rank, seq, enq, higher(enq, seq)};
     }
     qsort(p, n, sizeof *p, position_by_rank);
     size_t ranks = 0;
     for (size_t i = 0; i < n; i++) {
-        if (ranks > 0 && p[i].rank == p[ranks - 1].rank)
-            widen(&p[ranks - 1], p[i].lowest);
-        else
+        if (ranks > 0 && p[i].rank == p[ranks - 1].rank) {
+            rank_position *r = &p[ranks - 1];
+            r->waits_in = lower(r->waits_in, p[i].waits_in);
+            r->enqueued = higher(r->enqueued, p[i].enqueued);
+            r->reached = higher(r->reached, p[i].reached);
+        } else {
             p[ranks++] = p[i];
+        }
     }
+    for (size_t i = 0; i < ranks; i++)
+        if (p[i].waits_in < 0)
+            p[i].waits_in = p[i].reached;   /* only "last enqueued" lines */
     return (ptrdiff_t)ranks;
 }
 
-/* The rank whose last enqueued (or timed-out) collective is behind all
- * others never reached the collective the others wait in. A rank's own
- * reports are one position, never two to compare: its timeout at
- * SeqNum=6 and its "last enqueued NCCL work: 516" say it went on to 516,
- * not that someone else did. Sequence numbers count per process group:
- * when the ranks' reports name two groups (pipeline stages timing out in
- * their own send/receive groups), their numbers do not compare and no
- * rank is named. */
+/* Whether rank position a is behind b (< 0): it waits in an earlier work,
+ * or in the same one having enqueued less after it. Where either rank
+ * does not say what it enqueued (a paste that cut that line), the same
+ * work is a tie. */
+static int compare_progress(const rank_position *a, const rank_position *b)
+{
+    if (a->waits_in != b->waits_in)
+        return a->waits_in < b->waits_in ? -1 : 1;
+    if (a->enqueued < 0 || b->enqueued < 0)
+        return 0;
+    return (a->enqueued > b->enqueued) - (a->enqueued < b->enqueued);
+}
+
+/* The rank that is behind all others in its collectives never reached the
+ * collective the others wait in: the one waiting in the earliest work, or
+ * of those waiting in the same one, the one whose last enqueued work is
+ * lowest. A rank's own reports are one position, never two to compare:
+ * its timeout in work 6 and its "last enqueued NCCL work: 516" say it went
+ * on to 516, not that another rank did. Sequence numbers count per
+ * process group: when the ranks' reports name two groups (pipeline stages
+ * timing out in their own send/receive groups), their numbers do not
+ * compare and no rank is named. *low is where that rank waits, *high the
+ * furthest any other rank reached. */
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high)
 {
     rank_position *p;
     ptrdiff_t n = rank_positions(inc, &p);
     ptrdiff_t lag = -1;
     bool unique = true;
-    *low = INT64_MAX;
-    *high = INT64_MIN;
     for (ptrdiff_t i = 0; i < n; i++) {
-        if (p[i].lowest < *low) {
-            *low = p[i].lowest;
+        int c = lag < 0 ? -1 : compare_progress(&p[i], &p[lag]);
+        if (c < 0) {
             lag = i;
             unique = true;
-        } else if (p[i].lowest == *low) {
+        } else if (c == 0) {
             unique = false;
         }
     }
+    *low = lag >= 0 ? p[lag].waits_in : INT64_MAX;
+    *high = INT64_MIN;
     for (ptrdiff_t i = 0; i < n; i++)
-        if (i != lag && p[i].highest > *high)
-            *high = p[i].highest;   /* how far the others went */
-    int rank = lag >= 0 && unique && *low < *high ? p[lag].rank : -1;
+        if (i != lag)
+            *high = higher(*high, p[i].reached);
+    int rank = lag >= 0 && unique && n >= 2 ? p[lag].rank : -1;
     free(p);
     return rank;
 }

@@ -1451,7 +1451,26 @@ static void watchdog_earliest_wait_is_behind(void **state)
     const cp_diagnosis *d = &f->d;
     assert_true(d->hang);
     assert_int_equal(d->first_rank, 0);
-    assert_true(note_has(d, "Rank 0 got no further than collective 619725", "reached 619730"));
+    assert_true(note_has(d, "Rank 0 is behind", "waits in work 619725"));
+}
+
+/* Two ranks waiting in the same work (the size of the broadcast tells them
+ * apart, ms-swift's DDP buffer sync): the one that enqueued nothing after
+ * it is behind the one that went on to enqueue the next. */
+static const char watchdog_same_wait_text[] =
+    "[rank3]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn=64, NumelOut=64, Timeout(ms)=3000000) ran for 3000021 milliseconds before timing out.\n"
+    "[rank3]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by watchdog at work sequence id: 7219 PG status: last enqueued work: 7220, last completed work: 7218\n"
+    "[rank2]:[E918 19:29:25.950601628 ProcessGroupNCCL.cpp:689] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn=24084544, NumelOut=24084544, Timeout(ms)=3000000) ran for 3000074 milliseconds before timing out.\n"
+    "[rank2]:[E918 19:29:25.950900997 ProcessGroupNCCL.cpp:2303] [PG ID 0 PG GUID 0(default_pg) Rank 2]  failure detected by watchdog at work sequence id: 7219 PG status: last enqueued work: 7219, last completed work: 7218\n";
+
+static void watchdog_same_wait_less_enqueued_is_behind(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", watchdog_same_wait_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->first_rank, 2);
+    assert_true(note_has(d, "Rank 2 is behind", "as far as 7220"));
 }
 
 /* NCCL's trace of a failed call on two processes: the first to print one
@@ -2819,6 +2838,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(watchdog_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_rank_not_compared_with_itself, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_earliest_wait_is_behind, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(watchdog_same_wait_less_enqueued_is_behind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cascade_takes_the_phase_the_ranks_agree_on, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(world_of_one_is_rank_zero, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_report_names_rank, new_fixture, free_fixture),
