@@ -23,8 +23,8 @@ case "${1:-}" in
           floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.85 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
-    # just under where the engine stood on them (234/283, 1156/1292, 239/497,
-    # 735/945, 1282/1311; the twentieth to seventy-first batches, whose
+    # just under where the engine stood on them (236/285, 1179/1317, 245/511,
+    # 741/956, 1306/1335; the twentieth to seventy-fifth batches, whose
     # threads seldom state a resolution and whose pastes seldom carry a
     # rank, brought first_rank and owner down from 0.81 and 0.52): pastes
     # often lack the rank, the phase, and the thread's resolution that
