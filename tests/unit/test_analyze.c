@@ -1444,14 +1444,21 @@ static const char watchdog_earliest_wait_text[] =
     "[rank3]:[E225 10:00:02.200000000 ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=619727, OpType=_REDUCE_SCATTER_BASE, NumelIn=4, NumelOut=1, Timeout(ms)=1800000) ran for 1800021 milliseconds before timing out.\n"
     "[rank3]:[E225 10:00:02.200100000 ProcessGroupNCCL.cpp:2241] [PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by watchdog at work sequence id: 619727 PG status: last enqueued work: 619730, last completed work: 619726\n";
 
-static void watchdog_earliest_wait_is_behind(void **state)
+/* The watchdog reports in `text` name `rank` as behind, in a note that
+ * holds both strings. */
+static void assert_rank_behind(void **state, const char *text, int rank, const char *a, const char *b)
 {
     fixture *f = *state;
-    diagnose_one(f, "train.log", watchdog_earliest_wait_text);
+    diagnose_one(f, "train.log", text);
     const cp_diagnosis *d = &f->d;
     assert_true(d->hang);
-    assert_int_equal(d->first_rank, 0);
-    assert_true(note_has(d, "Rank 0 is behind", "waits in work 619725"));
+    assert_int_equal(d->first_rank, rank);
+    assert_true(note_has(d, a, b));
+}
+
+static void watchdog_earliest_wait_is_behind(void **state)
+{
+    assert_rank_behind(state, watchdog_earliest_wait_text, 0, "Rank 0 is behind", "waits in work 619725");
 }
 
 /* Two ranks waiting in the same work (the size of the broadcast tells them
@@ -1465,12 +1472,7 @@ static const char watchdog_same_wait_text[] =
 
 static void watchdog_same_wait_less_enqueued_is_behind(void **state)
 {
-    fixture *f = *state;
-    diagnose_one(f, "train.log", watchdog_same_wait_text);
-    const cp_diagnosis *d = &f->d;
-    assert_true(d->hang);
-    assert_int_equal(d->first_rank, 2);
-    assert_true(note_has(d, "Rank 2 is behind", "as far as 7220"));
+    assert_rank_behind(state, watchdog_same_wait_text, 2, "Rank 2 is behind", "as far as 7220");
 }
 
 /* NCCL's trace of a failed call on two processes: the first to print one
