@@ -13,14 +13,15 @@ if [ ! -x "$scorer" ] || ! command -v python3 >/dev/null; then
     exit 77
 fi
 # Floors: the corpus ones are the engine issue's; the real fixtures' are
-# where the engine stands on them (two cases there have no rank in the log
-# the failing traceback could be tied to; owner 26/29, three plants whose
-# cause the frames do not show: a learning rate or warm-up set wrong in
-# the script reads as the code that divides by it), so that nothing
-# regresses.
+# just under where the engine stands on them (first_rank 39/40: one case
+# has no rank in the log its failing traceback could be tied to; owner
+# 34/40: plants whose cause the frames do not show, such as a warm-up set
+# wrong in the script reading as the code that divides by it, or DDP's
+# unused parameters, which its own message puts on an argument), so that
+# nothing regresses.
 case "${1:-}" in
     real) dir="$src/tests/fixtures/real"
-          floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.85 --min phase=0.90 --min hang=1.0) ;;
+          floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.84 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
     # just under where the engine stood on them (236/285, 1179/1317, 245/511,
