@@ -355,6 +355,22 @@ static bool only_failed_rank(cp_diagnosis *d, const cp_incident *inc)
     return true;
 }
 
+/* A numeric failure with no rank of its own: the one rank whose logged
+ * loss blew up while the others' stayed ordinary, with a note; -1 when
+ * none stands out. */
+static int loss_outlier(cp_diagnosis *d, const cp_incident *inc)
+{
+    float its, others;
+    int64_t step;
+    int r = cp_suspect_loss_outlier(inc, &its, &step, &others);
+    if (r >= 0)
+        cp_diag_note(d, "The error carries no rank; rank %d logged a loss of %g at step %lld while the ranks' "
+                        "median was %g: its batch made the gradients non-finite, and the others inherited them "
+                        "when gradients were averaged.",
+                     r, (double)its, (long long)step, (double)others);
+    return r;
+}
+
 /* The rank that raised the root, into d->first_rank, with a note on how
  * it was inferred when the line itself does not say; returns the
  * confidence points the inference costs. */
@@ -380,6 +396,9 @@ static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event 
                      inc->writers[root->writer].id.cuda_dev, d->first_rank);
         doubt += 10;
     }
+    if (d->first_rank < 0 && rule_of(inc, root) && rule_of(inc, root)->kind == CP_KIND_LOSS_SCALE_FLOOR &&
+        (d->first_rank = loss_outlier(d, inc)) >= 0)
+        doubt += 10;
     if (d->first_rank < 0 && (d->first_rank = cp_suspect_least_progress(inc, false)) >= 0) {
         cp_diag_note(d, "The error carries no rank; rank %d is the only rank whose training progress stopped earlier "
                 "than the others', so it is taken as the one that raised it.", d->first_rank);

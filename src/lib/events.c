@@ -766,20 +766,24 @@ static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_in
     w->pending_step_read = li->prep->step_read;
     w->pending_has_step = li->prep->has_step;
     w->pending_step = li->prep->step;
+    w->pending_loss = (cp_loss){li->prep->loss, li->prep->has_loss};
 }
 
 /* The step of a writer's pending line: mostly read already, on the scan
  * threads (cp_prepare); read here only for a line prepare passed over. */
-static bool pending_step(cp_incident *inc, const cp_writer *w, int64_t *step)
+static bool pending_step(cp_incident *inc, const cp_writer *w, int64_t *step, cp_loss *loss)
 {
     if (w->pending_step_read) {
         *step = w->pending_step;
+        *loss = w->pending_loss;
         return w->pending_has_step;
     }
     cp_captures caps;
     caps.n = 0;
     cp_matcher_captures(inc->matcher, w->pending_rule, w->pending, w->pending_len, &caps);
     const char *s = cp_captures_get(&caps, "step");
+    const char *l = cp_captures_get(&caps, "loss");
+    *loss = l ? cp_loss_parse(l, strlen(l)) : (cp_loss){0, false};
     return s && cp_parse_i64(s, step);
 }
 
@@ -794,9 +798,11 @@ static void flush_progress(cp_incident *inc, stream_scan *st)
             cp_prefetch_range(&inc->writers[st->pending[i + FLUSH_AHEAD]], sizeof(cp_writer));
         cp_writer *w = &inc->writers[st->pending[i]];
         int64_t step;
-        if (pending_step(inc, w, &step) && step >= w->last_step) {
+        cp_loss loss;
+        if (pending_step(inc, w, &step, &loss) && step >= w->last_step) {
             w->last_step = step;
             w->last_step_time = w->pending_time;
+            w->last_loss = loss;
         }
         w->pending = NULL;
     }

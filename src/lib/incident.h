@@ -88,6 +88,7 @@ typedef struct cp_writer {
     cp_time first_time, last_time;
     int64_t last_step;     /* -1 none */
     cp_time last_step_time;
+    cp_loss last_loss;     /* the loss logged beside last_step, if any */
     cp_phase phase;        /* last phase line */
     cp_phase_state phase_state;
     cp_time phase_time;
@@ -112,6 +113,7 @@ typedef struct cp_writer {
     uint32_t pending_rule;
     bool pending_step_read, pending_has_step;
     int64_t pending_step;
+    cp_loss pending_loss;
     cp_time pending_time;
 } cp_writer;
 

@@ -11,6 +11,7 @@
 #include <pcre2.h>
 #include "pcre_jit.h"
 #include <pthread.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -742,11 +743,79 @@ static bool capture_i64(const char *v, size_t n, int64_t *out)
  * match data, not from a copy of every capture (collect_named), except
  * where a pattern names "step" twice and the name table decides which one
  * counts. */
-bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step)
+/* The value of the group named `name` in the last match, or NULL (the
+ * length in *n). */
+static const char *named_group(pcre2_code *re, pcre2_match_data *md, const char *line, const char *name, size_t *n)
+{
+    int group = pcre2_substring_number_from_name(re, (PCRE2_SPTR)name);
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    if (group < 0 || (uint32_t)group >= pcre2_get_ovector_count(md) || ov[2 * group] == PCRE2_UNSET)
+        return NULL;
+    *n = ov[2 * group + 1] - ov[2 * group];
+    return line + ov[2 * group];
+}
+
+/* Whether v[0, n) is `word` in any case. */
+static bool is_word(const char *v, size_t n, const char *word)
+{
+    size_t k = strlen(word);
+    if (n != k)
+        return false;
+    for (size_t i = 0; i < k; i++)
+        if ((v[i] | 0x20) != word[i])
+            return false;
+    return true;
+}
+
+/* The loss is read on every writer's last progress line of every chunk,
+ * millions of lines at thousands of ranks: digits are summed here rather
+ * than by strtod (whose locale lookups cost more than the match), to a
+ * float's precision, which is all an order-of-magnitude comparison needs. */
+cp_loss cp_loss_parse(const char *v, size_t n)
+{
+    cp_loss l = {0, false};
+    size_t i = 0;
+    bool neg = n > 0 && v[0] == '-';
+    if (n > 0 && (v[0] == '-' || v[0] == '+'))
+        i++;
+    if (is_word(v + i, n - i, "nan") || is_word(v + i, n - i, "inf")) {
+        l.value = (v[i] | 0x20) == 'n' ? NAN : (neg ? -INFINITY : INFINITY);
+        l.read = true;
+        return l;
+    }
+    double x = 0;
+    int scale = 0, digits = 0;
+    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++)
+        x = x * 10 + (v[i] - '0');
+    if (i < n && v[i] == '.')
+        for (i++; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++, scale--)
+            x = x * 10 + (v[i] - '0');
+    if (digits == 0)
+        return l;
+    if (i < n && (v[i] | 0x20) == 'e') {
+        int e = 0, sign = 1;
+        if (++i < n && (v[i] == '-' || v[i] == '+'))
+            sign = v[i++] == '-' ? -1 : 1;
+        if (i == n || v[i] < '0' || v[i] > '9')
+            return l;
+        for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+            e = e < 10000 ? e * 10 + (v[i] - '0') : e;
+        scale += sign * e;
+    }
+    if (i != n)
+        return l;
+    l.value = (float)((neg ? -x : x) * pow(10, scale));
+    l.read = true;
+    return l;
+}
+
+bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step, cp_loss *loss)
 {
     const cp_matcher *m = sc->m;
     const cp_rule *r = &m->cat->rules[rule];
     size_t pid = m->rule_first[rule];
+    if (loss)
+        loss->read = false;
     for (size_t j = 0; j < r->n_match; j++, pid++) {
         pcre2_code *re = pattern_code(m, r, j, pid);
         if (!re || match_fast(re, line, len, sc->md) < 0)
@@ -757,14 +826,22 @@ bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len
             caps.n = 0;
             collect_named(re, sc->md, line, &caps);
             const char *s = cp_captures_get(&caps, "step");
+            const char *l = cp_captures_get(&caps, "loss");
+            if (loss && l)
+                *loss = cp_loss_parse(l, strlen(l));
             if (s)
                 return cp_parse_i64(s, step);
             continue;
         }
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(sc->md);
-        if (group < 0 || (uint32_t)group >= pcre2_get_ovector_count(sc->md) || ov[2 * group] == PCRE2_UNSET)
+        size_t n;
+        const char *v = named_group(re, sc->md, line, "step", &n);
+        if (!v)
             continue;
-        return capture_i64(line + ov[2 * group], ov[2 * group + 1] - ov[2 * group], step);
+        const char *l;
+        size_t ln;
+        if (loss && (l = named_group(re, sc->md, line, "loss", &ln)))
+            *loss = cp_loss_parse(l, ln);
+        return capture_i64(v, n, step);
     }
     return false;
 }

@@ -93,10 +93,21 @@ int cp_matcher_captures(cp_matcher *m, uint32_t rule, const char *line, size_t l
  * prepared (prepare.c). */
 int cp_scanner_captures(cp_scanner *sc, uint32_t rule, const char *line, size_t len, cp_captures *out);
 
+/* A loss a progress line logs beside its step: `value` is what the line
+ * says ("nan" and "inf" included) when `read`. A float: the analysis only
+ * compares orders of magnitude, and prepared lines are many. */
+typedef struct cp_loss {
+    float value;
+    bool read;
+} cp_loss;
+
 /* The `step` a progress rule captures on a line, as cp_scanner_captures,
  * cp_captures_get and cp_parse_i64 would read it; false when there is
- * none. */
-bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step);
+ * none. With `loss` not NULL, also the `loss` the same expression captures
+ * (a decimal number, "nan" or "inf"). */
+bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step, cp_loss *loss);
+/* A captured loss's text as a cp_loss (read false when it is no number). */
+cp_loss cp_loss_parse(const char *v, size_t n);
 
 /* The matcher's own scanner (cp_matcher_scan's), for work on the thread
  * that scans with cp_matcher_scan. */

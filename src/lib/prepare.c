@@ -393,7 +393,10 @@ static int finish_lines(const cp_catalog *cat, cp_scanner *sc, const char *data,
         if (lp->superseded)
             continue;
         lp->step_read = true;
-        lp->has_step = cp_scanner_step(sc, rule, data + h->start, h->len, &lp->step);
+        cp_loss loss;
+        lp->has_step = cp_scanner_step(sc, rule, data + h->start, h->len, &lp->step, &loss);
+        lp->loss = loss.value;
+        lp->has_loss = loss.read;
     }
     p->n_kept = p->n - kept;
     if (p->n_kept)
@@ -463,7 +466,9 @@ static int add_evidence(cp_prepared *p, cp_scanner *sc, cp_line_prep *lp, const 
     char *start = text_room(p, need);
     if (!start)
         return -1;
-    lp->display = p->text_len + 1;
+    if (p->text_len + 1 > UINT32_MAX)
+        return -1;   /* display offsets are 32-bit; no chunk's texts come near */
+    lp->display = (uint32_t)(p->text_len + 1);
     char *t = start + cp_display_into(start, line, h->len, CP_DISPLAY_MAX) + 1;
     *t++ = (char)caps.n;
     for (int i = 0; i < caps.n; i++) {
@@ -527,7 +532,7 @@ static int parse_line(const cp_catalog *cat, cp_scanner *sc, const char *data, u
     lp->weight = 1;
     lp->key.kind = 0;
     lp->display = 0;
-    lp->superseded = lp->step_read = lp->has_step = false;
+    lp->superseded = lp->step_read = lp->has_step = lp->has_loss = false;
     cp_origin own;
     cp_origin_init(&own);
     cp_frame_parse(data + h->start, h->len, &own);

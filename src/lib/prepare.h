@@ -55,15 +55,20 @@ typedef struct cp_line_prep {
                           line's origin has the same key */
     uint64_t no;       /* line number in its stream */
     int64_t step;      /* its progress step, when has_step */
-    size_t display;    /* 1 + the offset of its display text in
+    float loss;        /* the loss the line logs beside the step, when
+                          has_loss (a cp_loss, unpacked: with the bools
+                          below the struct keeps its 104 bytes) */
+    uint32_t display;  /* 1 + the offset of its display text in
                           cp_prepared.text, its captures after it; 0:
                           none (cp_prepared_display, cp_prepared_captures) */
     uint32_t weight;   /* hit lines it stands for; 0: skip it */
     bool superseded;   /* a later kept line has its writer: it cannot be
                           its writer's last progress line in the chunk */
-    bool step_read;    /* step and has_step hold its progress rule's step:
-                          read for each kept progress line not superseded */
+    bool step_read;    /* step, has_step, loss and has_loss hold what its
+                          progress rule reads: read for each kept progress
+                          line not superseded */
     bool has_step;
+    bool has_loss;
 } cp_line_prep;
 
 /* A run of skipped lines (weight 0), [from, to): the incident moves the

@@ -200,6 +200,7 @@ int cp_writer_adopt(cp_incident *inc, const cp_writer *w)
         if (w->last_step >= 0 && w->last_step >= x->last_step) {
             x->last_step = w->last_step;
             x->last_step_time = w->last_step_time;
+            x->last_loss = w->last_loss;
         }
         if (w->phase_line > 0) {
             free(x->phase_text);

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,6 +61,27 @@ static json_t *rule_json(const cp_incident *inc, uint32_t rule)
     return rule == UINT32_MAX || rule >= inc->cat->n_rules ? json_null() : json_string(inc->cat->rules[rule].id);
 }
 
+/* A logged loss: a number, "nan" or "inf" (JSON has no such numbers), or
+ * null when the line gave none. */
+static json_t *loss_json(cp_loss l)
+{
+    if (!l.read)
+        return json_null();
+    if (isnan(l.value))
+        return json_string("nan");
+    if (isinf(l.value))
+        return json_string(l.value > 0 ? "inf" : "-inf");
+    return json_real(l.value);
+}
+
+static cp_loss loss_of(const json_t *v)
+{
+    if (json_is_number(v))
+        return (cp_loss){(float)json_number_value(v), true};
+    const char *s = json_string_value(v);
+    return s ? cp_loss_parse(s, strlen(s)) : (cp_loss){0, false};
+}
+
 static json_t *writer_json(const cp_incident *inc, const cp_writer *w)
 {
     char key_host[24];
@@ -73,8 +95,10 @@ static json_t *writer_json(const cp_incident *inc, const cp_writer *w)
                           (json_int_t)w->phase_line, "phase_text", str_or_null(w->phase_text), "n_hits",
                           (json_int_t)w->n_hits, "n_events", (json_int_t)w->n_events, "key_kind",
                           &w->key_kind, 1, "key_value", w->key_value, "key_host", key_host);
-    if (o)
+    if (o) {
         json_object_set_new(o, "phase_rule", rule_json(inc, w->phase_rule));
+        json_object_set_new(o, "last_loss", loss_json(w->last_loss));
+    }
     return o;
 }
 
@@ -257,6 +281,7 @@ static int merge_writers(merge_ctx *m, json_t *arr)
         w.last_time = time_of(json_object_get(o, "last_time"));
         w.last_step = get_i64(o, "last_step", -1);
         w.last_step_time = time_of(json_object_get(o, "last_step_time"));
+        w.last_loss = loss_of(json_object_get(o, "last_loss"));
         w.phase = (cp_phase)get_int(o, "phase", 0);
         w.phase_state = (cp_phase_state)get_int(o, "phase_state", 0);
         w.phase_time = time_of(json_object_get(o, "phase_time"));

@@ -1,5 +1,6 @@
 /* suspects.c - evidence that names a rank. See facts.h. */
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -896,6 +897,83 @@ int cp_suspect_least_progress(const cp_incident *inc, bool every_rank_stepped)
     if (every_rank_stepped && low_step < 0)
         return -1;
     return any && count == 1 && low_step < high_step ? low : -1;
+}
+
+/* Each rank's last logged loss (of its writer with the furthest step). */
+typedef struct rank_loss {
+    int rank;
+    int64_t step;
+    float loss;
+} rank_loss;
+
+static int by_loss_rank(const void *a, const void *b)
+{
+    const rank_loss *x = a, *y = b;
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->step < y->step) - (x->step > y->step);   /* furthest step first */
+}
+
+static int by_magnitude(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* One entry per rank with a logged loss, in *out (the caller frees it). */
+static size_t rank_losses(const cp_incident *inc, rank_loss **out)
+{
+    rank_loss *l = malloc((inc->n_writers ? inc->n_writers : 1) * sizeof *l);
+    size_t n = 0;
+    *out = l;
+    for (size_t i = 0; l && i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->rank >= 0 && w->last_loss.read)
+            l[n++] = (rank_loss){w->rank, w->last_step, w->last_loss.value};
+    }
+    if (!l)
+        return 0;
+    qsort(l, n, sizeof *l, by_loss_rank);
+    size_t ranks = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ranks == 0 || l[i].rank != l[ranks - 1].rank)
+            l[ranks++] = l[i];
+    return ranks;
+}
+
+int cp_suspect_loss_outlier(const cp_incident *inc, float *its, int64_t *step, float *others)
+{
+    rank_loss *l;
+    size_t n = rank_losses(inc, &l);
+    float *finite = n ? malloc(n * sizeof *finite) : NULL;
+    int found = -1;
+    if (n >= 3 && finite) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (isfinite(l[i].loss))
+                finite[k++] = fabsf(l[i].loss);
+        qsort(finite, k, sizeof *finite, by_magnitude);
+        /* the median of the finite ones, which a single outlier cannot move much */
+        float median = k ? finite[k / 2] : 0;
+        /* under a loss of 1 the bar stays at CP_LOSS_OUTLIER itself: a
+         * run converged near zero spreads by more than a factor between
+         * ranks without anything wrong */
+        float floor = median > 1 ? median : 1;
+        size_t odd = n;
+        int outliers = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!isfinite(l[i].loss) || fabsf(l[i].loss) >= floor * CP_LOSS_OUTLIER)
+                odd = i, outliers++;
+        if (outliers == 1) {
+            found = l[odd].rank;
+            *its = l[odd].loss;
+            *step = l[odd].step;
+            *others = median;
+        }
+    }
+    free(finite);
+    free(l);
+    return found;
 }
 
 typedef struct rank_progress {

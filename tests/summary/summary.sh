@@ -60,5 +60,20 @@ PY
     fi
     if [ "$ok" = 1 ]; then echo "ok   $fault"; else fail=$((fail+1)); fi
 done
+# A summary keeps what the verdict reads beyond the events: each rank's
+# last logged loss names the rank of a numeric failure (real-55).
+real55="$src/tests/fixtures/real/real-55.log"
+if [ -f "$real55" ]; then
+    total=$((total+1))
+    "$bin" scan --quiet --summary "$work/real-55.json" "$real55"
+    "$bin" diagnose --quiet "$real55" > "$work/real-55.single.txt"
+    "$bin" diagnose --quiet "$work/real-55.json" > "$work/real-55.merged.txt"
+    if cmp -s "$work/real-55.single.txt" "$work/real-55.merged.txt" &&
+       grep -q "rank 0 logged a loss of" "$work/real-55.merged.txt"; then
+        echo "ok   real-55 (a rank's last loss)"
+    else
+        echo "FAIL real-55: the merged diagnosis lost the rank's last loss"; fail=$((fail+1))
+    fi
+fi
 echo "$((total-fail)) passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$total" -gt 0 ]

@@ -1475,6 +1475,55 @@ static void watchdog_same_wait_less_enqueued_is_behind(void **state)
     assert_rank_behind(state, watchdog_same_wait_text, 2, "Rank 2 is behind", "as far as 7220");
 }
 
+/* Every rank refuses to clip a non-finite gradient norm (DDP averaged one
+ * rank's overflowing gradients into all of them); the tracebacks name no
+ * rank, the log lines before them do, with each rank's loss (real-55's
+ * shape). */
+static const char loss_outlier_text[] =
+    "2026-12-02 07:32:41,661 [rank0] INFO step 4 loss 1.2113\n"
+    "2026-12-02 07:32:41,662 [rank1] INFO step 4 loss 1.0577\n"
+    "2026-12-02 07:32:41,662 [rank2] INFO step 4 loss 1.3925\n"
+    "2026-12-02 07:32:41,663 [rank3] INFO step 4 loss 1.1008\n"
+    "2026-12-02 07:32:41,670 [rank0] INFO step 5 loss 3116404749728698824120074240.0000\n"
+    "2026-12-02 07:32:41,670 [rank3] INFO step 5 loss %s\n"
+    "2026-12-02 07:32:41,673 [rank2] INFO step 5 loss 1.3510\n"
+    "2026-12-02 07:32:41,680 [rank1] INFO step 5 loss 0.9879\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/home/ml/train.py\", line 38, in main\n"
+    "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=True)\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/nn/utils/clip_grad.py\", line 54, in clip_grad_norm_\n"
+    "    raise RuntimeError(\n"
+    "RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be "
+    "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+    "`error_if_nonfinite=False`\n";
+
+static void diagnose_losses(fixture *f, const char *rank3_loss)
+{
+    char text[sizeof loss_outlier_text + 32];
+    snprintf(text, sizeof text, loss_outlier_text, rank3_loss);
+    diagnose_one(f, "train.log", text);
+}
+
+static void numeric_failure_names_the_rank_whose_loss_blew_up(void **state)
+{
+    fixture *f = *state;
+    diagnose_losses(f, "1.0451");
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->kind, CP_KIND_LOSS_SCALE_FLOOR);
+    assert_int_equal(d->first_rank, 0);
+    assert_true(note_has(d, "rank 0 logged a loss of 3.1164e+27 at step 5", "median was 1.351"));
+}
+
+/* Two ranks whose losses blew up: no single one is named by its loss. */
+static void two_blown_up_losses_name_no_rank(void **state)
+{
+    fixture *f = *state;
+    diagnose_losses(f, "nan");
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->kind, CP_KIND_LOSS_SCALE_FLOOR);
+    assert_false(note_has(d, "logged a loss of", NULL));
+}
+
 /* NCCL's trace of a failed call on two processes: the first to print one
  * shows no set-up code, the other's goes up through bootstrap.cc. */
 static const char nccl_trace_peers_text[] =
@@ -2841,6 +2890,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(watchdog_rank_not_compared_with_itself, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_earliest_wait_is_behind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_same_wait_less_enqueued_is_behind, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(numeric_failure_names_the_rank_whose_loss_blew_up, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(two_blown_up_losses_name_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cascade_takes_the_phase_the_ranks_agree_on, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(world_of_one_is_rank_zero, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_report_names_rank, new_fixture, free_fixture),

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -502,7 +503,7 @@ static void test_step_read(void **state)
     assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
     assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
     cp_scanner *sc = cp_matcher_scanner(m);
-#define STEP_OF(line) cp_scanner_step(sc, 0, line, strlen(line), &step)
+#define STEP_OF(line) cp_scanner_step(sc, 0, line, strlen(line), &step, NULL)
     assert_true(STEP_OF("epoch 2 done, iteration 1200 of 5000"));
     assert_int_equal(step, 1200);
     assert_false(STEP_OF("epoch 2 done"));
@@ -515,6 +516,46 @@ static void test_step_read(void **state)
     assert_int_equal(step, 123);
     assert_false(STEP_OF("iteration 99999999999999999999999 overflows"));
 #undef STEP_OF
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+}
+
+/* A progress expression's `loss` group is read with the step: numbers in
+ * any notation, "nan" and "inf" (the values that matter most), and
+ * nothing for a line without one or with a value that is no number. */
+static void test_loss_read(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    char err[512] = "";
+    int64_t step = -1;
+    cp_loss loss;
+
+    cp_catalog_init(&cat);
+    write_rules("[rule t.step]\nrole = progress\n"
+                "match = \\bstep[ =:]+(?<step>\\d+)(?:[^\\n]{0,60}?\\bloss[ =:]+"
+                "(?<loss>[-+]?(?:[\\d.]+(?:[eE][-+]?\\d+)?|[a-zA-Z/]+)))?\n"
+                "test = step 5 loss 1.25\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), 0);
+    cp_scanner *sc = cp_matcher_scanner(m);
+#define LOSS_OF(line) cp_scanner_step(sc, 0, line, strlen(line), &step, &loss)
+    assert_true(LOSS_OF("rank 0 step 5 loss 3116404749728698824120074240.0000"));
+    assert_int_equal(step, 5);
+    assert_true(loss.read);
+    assert_true(loss.value > 3e27f && loss.value < 3.2e27f);
+    assert_true(LOSS_OF("step: 9  loss: 1.2E+01  grad_norm: 2.4"));
+    assert_true(loss.read && loss.value == 12.0f);
+    assert_true(LOSS_OF("step=6 loss=nan"));
+    assert_true(loss.read && isnan(loss.value));
+    assert_true(LOSS_OF("step 7 loss -inf"));
+    assert_true(loss.read && isinf(loss.value) && loss.value < 0);
+    assert_true(LOSS_OF("step 8 | lr 3e-05"));
+    assert_false(loss.read);
+    assert_true(LOSS_OF("step 9 loss n/a"));
+    assert_false(loss.read);
+#undef LOSS_OF
     cp_matcher_free(m);
     cp_catalog_free(&cat);
 }
@@ -833,6 +874,7 @@ int main(void)
         cmocka_unit_test(test_bad_vectorscan_expression),
         cmocka_unit_test(test_scan_expression),
         cmocka_unit_test(test_step_read),
+        cmocka_unit_test(test_loss_read),
         cmocka_unit_test(test_scan_form),
         cmocka_unit_test(test_trailing_repeat_hits_once),
         cmocka_unit_test(test_bad_if_frame_expression),

@@ -271,10 +271,17 @@ static void test_step_reads_as_the_captures(void **state)
                 const char *s = cp_captures_get(&caps, "step");
                 int64_t want = 0, got = 0;
                 bool want_ok = s && cp_parse_i64(s, &want);
-                bool ok = cp_scanner_step(cp_matcher_scanner(fx->m), rule, line, strlen(line), &got);
+                cp_loss loss;
+                bool ok = cp_scanner_step(cp_matcher_scanner(fx->m), rule, line, strlen(line), &got, &loss);
                 if (ok != want_ok || (ok && got != want))
                     fail_msg("%s: step %d %lld, captures %d %lld", line, ok, (long long)got, want_ok,
                              (long long)want);
+                const char *l = cp_captures_get(&caps, "loss");
+                cp_loss want_loss = l ? cp_loss_parse(l, strlen(l)) : (cp_loss){0, false};
+                if (ok && (loss.read != want_loss.read ||
+                           (loss.read && memcmp(&loss.value, &want_loss.value, sizeof loss.value) != 0)))
+                    fail_msg("%s: loss %d %g, captures %d %g", line, loss.read, (double)loss.value,
+                             want_loss.read, (double)want_loss.value);
                 checked++;
             }
         }
