@@ -1223,7 +1223,8 @@ static void verdict_from_nonfinite(cp_diagnosis *d, const cp_incident *inc, cons
     d->failed = true;
     d->confidence = 40;
     conclude(d, inc, "engine.nonfinite_training");
-    d->phase = CP_PHASE_UNKNOWN;
+    const cp_rule *r = rule_of(inc, first);   /* a NaN loss: forward */
+    d->phase = r && r->phase != CP_PHASE_NONE ? r->phase : CP_PHASE_UNKNOWN;
     take_event(d, inc, first);
     cp_diag_note(d, "No line names an error, but the loss or the gradient norm went NaN or Inf: %s",
                  d->signature);

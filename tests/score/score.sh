@@ -13,9 +13,9 @@ if [ ! -x "$scorer" ] || ! command -v python3 >/dev/null; then
     exit 77
 fi
 # Floors: the corpus ones are the engine issue's; the real fixtures' are
-# just under where the engine stands on them (first_rank 42/43: one case
+# just under where the engine stands on them (first_rank 44/45: one case
 # has no rank in the log its failing traceback could be tied to; owner
-# 37/44: plants whose cause the frames do not show, such as a warm-up set
+# 39/46: plants whose cause the frames do not show, such as a warm-up set
 # wrong in the script reading as the code that divides by it, or DDP's
 # unused parameters, which its own message puts on an argument), so that
 # nothing regresses.
@@ -25,7 +25,7 @@ case "${1:-}" in
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
     # just under where the engine stood on them (236/285, 1179/1317, 245/511,
-    # 741/956, 1306/1335; the twentieth to seventy-fifth batches, whose
+    # 742/956, 1306/1335; the twentieth to seventy-fifth batches, whose
     # threads seldom state a resolution and whose pastes seldom carry a
     # rank, brought first_rank and owner down from 0.81 and 0.52): pastes
     # often lack the rank, the phase, and the thread's resolution that

@@ -1215,7 +1215,23 @@ static void nan_loss_without_an_error_is_the_failure(void **state)
     assert_int_equal(f->d.kind, CP_KIND_LOSS_SCALE_FLOOR);
     assert_int_equal(f->d.owner, CP_OWNER_NUMERIC);
     assert_int_equal(f->d.first_rank, 0);
+    assert_int_equal(f->d.phase, CP_PHASE_FORWARD);   /* a loss is the forward's output */
     assert_true(strstr(f->d.signature, "step:  3") != NULL);
+}
+
+/* Megatron's iteration line with a NaN gradient norm and no NaN loss: it
+ * may have begun in backward, so no phase is claimed. */
+static void nan_grad_norm_without_an_error_claims_no_phase(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 " iteration     5426/  250000 | consumed samples:        43408 | learning rate: 2.999E-04 | "
+                 "global batch size:     8 | lm loss: 6.718E+00 | loss scale: 1.0 | grad norm: 1.234 |\n"
+                 " iteration     5427/  250000 | consumed samples:        43416 | learning rate: 2.999E-04 | "
+                 "global batch size:     8 | loss scale: 1.0 | grad norm: nan | actual seqlen:  2048 |\n");
+    assert_true(f->d.failed);
+    assert_string_equal(f->d.rule_id, "engine.nonfinite_training");
+    assert_int_equal(f->d.phase, CP_PHASE_UNKNOWN);
 }
 
 static void skipped_fp16_step_is_no_failure(void **state)
@@ -2959,6 +2975,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(interrupt_after_an_error_is_no_hang, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(frames_after_an_error_line_begin_another_traceback, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(nan_loss_without_an_error_is_the_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(nan_grad_norm_without_an_error_claims_no_phase, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(skipped_fp16_step_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cpp_exception_stack_is_no_live_dump, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_other_errors, new_fixture, free_fixture),
