@@ -293,6 +293,22 @@ static void add_evidence(cp_diagnosis *d, const cp_incident *inc, const cp_event
     }
 }
 
+/* The event's evidence, put before what the diagnosis already holds: the
+ * cause first, its consequences after. */
+static void add_evidence_first(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
+{
+    size_t before = d->n_evidence;
+    add_evidence(d, inc, e);
+    size_t added = d->n_evidence - before;
+    cp_evidence *moved = added ? malloc(added * sizeof *moved) : NULL;
+    if (!moved)
+        return;
+    memcpy(moved, d->evidence + before, added * sizeof *moved);
+    memmove(d->evidence + added, d->evidence, before * sizeof *moved);
+    memcpy(d->evidence, moved, added * sizeof *moved);
+    free(moved);
+}
+
 static void set_host(cp_diagnosis *d, const cp_incident *inc, const cp_event *e)
 {
     const char *h = e->origin.host;
@@ -1454,6 +1470,49 @@ static void verdict_from_exit_before_shutdown(cp_diagnosis *d, const cp_incident
                  own->rank, code, own->rank);
 }
 
+/* Whether e was printed before `first`: above it in the same file, or
+ * earlier by the clock. */
+static bool printed_before(const cp_event *e, const cp_event *first)
+{
+    if (e->stream == first->stream)
+        return e->line < first->line;
+    return timed(&e->origin.time) && timed(&first->origin.time) && e->origin.time.ms <= first->origin.time.ms;
+}
+
+/* The first error a rank logged as it gave up (log.fatal_error) before
+ * the first consequence `first`, or NULL: training code that logs an
+ * error and exits rather than raising leaves only that line. */
+static const cp_event *logged_error_before(const cp_incident *inc, const cp_event *first)
+{
+    int rule = cp_catalog_find(inc->cat, "log.fatal_error");
+    const cp_event *best = NULL;
+    for (size_t i = 0; rule >= 0 && i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        if (e->rule != (uint32_t)rule || e->in_table || event_rank(inc, e) < 0 || !printed_before(e, first))
+            continue;
+        if (!best || printed_before(e, best))
+            best = e;
+    }
+    return best;
+}
+
+/* Every error printed is a consequence of a peer going away, and before
+ * them one rank logged an error: that rank left, and its line says why. */
+static void verdict_from_logged_error(cp_diagnosis *d, const cp_incident *inc, const cp_event *said)
+{
+    conclude(d, inc, "engine.logged_error_exit");
+    free(d->signature);
+    free(d->first_time);
+    d->first_rank = event_rank(inc, said);
+    d->signature = cp_strdup(said->text ? said->text : "");
+    d->first_time = cp_format_time(inc, &said->origin.time);
+    set_host(d, inc, said);
+    add_evidence_first(d, inc, said);
+    cp_diag_note(d, "Every error printed is a consequence of a peer going away; before them rank %d logged an "
+                    "error and raised none, so it is the peer that left: %s",
+                 d->first_rank, d->signature);
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -1480,6 +1539,11 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         const cp_table_entry *own = exit_before_shutdown(inc);
         if (own) {
             verdict_from_exit_before_shutdown(d, inc, own);
+            return;
+        }
+        const cp_event *said = logged_error_before(inc, first);
+        if (said) {
+            verdict_from_logged_error(d, inc, said);
             return;
         }
         int quiet = cp_suspect_silent(inc, false);

@@ -949,6 +949,26 @@ static void rank_assignment(const char *s, size_t p, size_t end, fstate *st)
     }
 }
 
+/* "rank 2: data shard ... not found" opening the message: training code
+ * that logs its rank in the text (f"rank {rank}: ...") and PyTorch's own
+ * "Rank 1: Completed store-based barrier" both name the printing process.
+ * Only at the message's start and with the colon: "rank 3 received ..."
+ * may speak of another rank. Weak, as a header's "rank=3". */
+static void rank_opening_message(const char *s, size_t p, size_t end, fstate *st)
+{
+    while (p < end && s[p] == ' ')
+        p++;
+    if (end - p < 6 || !eq_nocase(s + p, 4, "rank"))
+        return;
+    size_t q = p + 4;
+    if (s[q] == ' ')
+        q++;
+    int64_t v;
+    size_t k = read_num(s, end, q, 9, &v);
+    if (k && q + k < end && s[q + k] == ':')
+        set_rank(st, v, 2);
+}
+
 /* Whether "rank", in any case, starts at one of s[i, i + count); the
  * bytes through s[i + count + 2] exist. */
 static int rank_word_among(const char *s, size_t i, size_t count)
@@ -1030,6 +1050,7 @@ static void scan_body_tags(const char *s, size_t n, size_t p, fstate *st)
     if (!has_rank_word(s, p, reach))
         return;
     rank_assignment(s, p, end, st);
+    rank_opening_message(s, p, end, st);
     for (const char *b = memchr(s + p, '|', end - p); b; ) {
         int64_t v;
         size_t q = (size_t)(b - s);

@@ -1530,6 +1530,56 @@ static void numeric_failure_names_the_rank_whose_loss_blew_up(void **state)
     assert_true(note_has(d, "rank 0 logged a loss of 3.1164e+27 at step 5", "median was 1.351"));
 }
 
+/* A rank logs that it gives up and exits without raising (sys.exit after
+ * log.error); the others lose it in their all-reduce, with tracebacks
+ * that carry no rank (real-61's shape). */
+static const char logged_error_text[] =
+    "[2026-12-02 08:08:14,877] [INFO] rank 0: step 3 loss 1.3075\n"
+    "[2026-12-02 08:08:14,878] [INFO] rank 1: step 3 loss 1.3860\n"
+    "[2026-12-02 08:08:14,879] [INFO] rank 3: step 3 loss 1.4712\n"
+    "[2026-12-02 08:08:14,880] [INFO] rank 2: step 3 loss 1.3548\n"
+    "[2026-12-02 08:08:14,880] [%s] rank 2: data shard /data/train/shard-00002-of-00004.tar not found%s\n"
+    "[2026-12-02 08:08:14,881] [INFO] rank 0: step 4 begins\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/home/ml/train.py\", line 44, in main\n"
+    "    loss.backward()\n"
+    "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:37563\n";
+
+static void diagnose_logged(fixture *f, const char *level, const char *tail)
+{
+    char text[sizeof logged_error_text + 64];
+    snprintf(text, sizeof text, logged_error_text, level, tail);
+    diagnose_one(f, "train.log", text);
+}
+
+static void rank_that_logged_giving_up_is_the_one_that_left(void **state)
+{
+    fixture *f = *state;
+    diagnose_logged(f, "ERROR", ", cannot continue");
+    const cp_diagnosis *d = &f->d;
+    assert_string_equal(d->rule_id, "engine.logged_error_exit");
+    assert_int_equal(d->first_rank, 2);
+    assert_false(d->hang);
+    assert_true(strstr(d->signature, "not found, cannot continue") != NULL);
+    assert_true(d->n_evidence > 0 && strstr(d->evidence[0].text, "cannot continue") != NULL);
+}
+
+/* An ERROR line that does not say the process stops, or a line at
+ * another level, names nobody: the peer-gone error stays the verdict. */
+static void error_line_that_goes_on_names_nobody(void **state)
+{
+    fixture *f = *state;
+    diagnose_logged(f, "ERROR", ", retrying from the next shard");
+    assert_string_not_equal(f->d.rule_id, "engine.logged_error_exit");
+}
+
+static void info_line_names_nobody(void **state)
+{
+    fixture *f = *state;
+    diagnose_logged(f, "INFO", ", cannot continue");
+    assert_string_not_equal(f->d.rule_id, "engine.logged_error_exit");
+}
+
 /* Two ranks whose losses blew up: no single one is named by its loss. */
 static void two_blown_up_losses_name_no_rank(void **state)
 {
@@ -2908,6 +2958,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(watchdog_same_wait_less_enqueued_is_behind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(numeric_failure_names_the_rank_whose_loss_blew_up, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(two_blown_up_losses_name_no_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rank_that_logged_giving_up_is_the_one_that_left, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(error_line_that_goes_on_names_nobody, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(info_line_names_nobody, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(cascade_takes_the_phase_the_ranks_agree_on, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(world_of_one_is_rank_zero, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(desync_report_names_rank, new_fixture, free_fixture),

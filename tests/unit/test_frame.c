@@ -353,6 +353,12 @@ static const frame_case cases[] = {
      "rank=2 x [PG ID 1 PG GUID 1 Rank 19]"},
     {"rank=2 x [Rank 5]", 5, U, "", U, U, U, 0, NONE_T, "rank=2 x [Rank 5]"},
     {FILL40 "1234567 rank=3", U, U, "", U, U, U, 0, NONE_T, FILL40 "1234567 rank=3"},
+    /* "rank N:" opening the message names the printer; not without the
+     * colon ("rank 3 received ..." may speak of another), nor mid-text */
+    {"[2026-12-02 08:08:14,880] [ERROR] rank 2: data shard not found, cannot continue", 2, U, "", U, U, U, 'E',
+     ABS(1796198894880), "rank 2: data shard not found, cannot continue"},
+    {"rank 3 received the weights", U, U, "", U, U, U, 0, NONE_T, "rank 3 received the weights"},
+    {"waiting for rank 3: timeout", U, U, "", U, U, U, 0, NONE_T, "waiting for rank 3: timeout"},
     /* only tags that open in the first 200 bytes of the body count */
     {FILL200 "[Rank 3] x", U, U, "", U, U, U, 0, NONE_T, FILL200 "[Rank 3] x"},
     {FILL200 "rank 2 | x", U, U, "", U, U, U, 0, NONE_T, FILL200 "rank 2 | x"},
@@ -379,7 +385,9 @@ static const frame_case cases[] = {
     {"12:34:56 something", U, U, "", U, U, U, 0, NONE_T, "12:34:56 something"},
     {"  time      : 2026-11-29_16:19:33", U, U, "", U, U, U, 0, NONE_T, "  time      : 2026-11-29_16:19:33"},
     {"  rank      : 2 (local_rank: 2)", U, U, "", U, U, U, 0, NONE_T, "  rank      : 2 (local_rank: 2)"},
-    {"Rank 1: Completed store-based barrier", U, U, "", U, U, U, 0, NONE_T, "Rank 1: Completed store-based barrier"},
+    /* no prefix to peel, but the message names its printer (PyTorch prints
+     * it on each rank about itself): the rank, with the body whole */
+    {"Rank 1: Completed store-based barrier", 1, U, "", U, U, U, 0, NONE_T, "Rank 1: Completed store-based barrier"},
     {"Rank: 0 partition count [1] and sizes[(6049711186, False)]",
      U, U, "", U, U, U, 0, NONE_T, "Rank: 0 partition count [1] and sizes[(6049711186, False)]"},
     {"[rank7]: Traceback (most recent call last): (RANK 7)", 7, U, "", U, U, U, 0, NONE_T,
