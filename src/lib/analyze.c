@@ -426,6 +426,13 @@ static int rank_of_root(cp_diagnosis *d, const cp_incident *inc, const cp_event 
                 "others, so that is where it began.", named);
         d->first_rank = named;
     }
+    char its[CP_CAPTURE_VALUE], theirs[CP_CAPTURE_VALUE];
+    int odd = named < 0 ? cp_suspect_odd_value(inc, its, theirs) : -1;
+    if (odd >= 0 && odd != d->first_rank) {
+        cp_diag_note(d, "Every rank raised the same error, but rank %d's gives %s where every other rank's gives "
+                        "%s: it is the one whose setting is off.", odd, its, theirs);
+        d->first_rank = odd;
+    }
     const cp_event *peer = d->first_rank < 0 ? first_ranked_of_kind(inc, root) : NULL;
     if (peer) {
         d->first_rank = event_rank(inc, peer);

@@ -152,6 +152,13 @@ int cp_suspect_least_progress(const cp_incident *inc, bool every_rank_stepped);
  * whose own batch began it. Its loss and step, and the others' median, in
  * *its, *step and *others; -1 when no single rank stands out. */
 enum { CP_LOSS_OUTLIER = 1000 };
+/* The one rank whose `odd_value` capture differs from the value every
+ * other reporting rank gives (three ranks or more report it): where all
+ * ranks raise the same error about a value they exchanged (gloo's
+ * address sizes when the ranks disagree on the world size), the rank
+ * whose own value is off. Its value in *its, the others' in *theirs (each
+ * CP_CAPTURE_VALUE bytes); -1 when no single rank stands out. */
+int cp_suspect_odd_value(const cp_incident *inc, char *its, char *theirs);
 int cp_suspect_loss_outlier(const cp_incident *inc, float *its, int64_t *step, float *others);
 /* A rank clearly behind the others in a run that ended without a timeout:
  * its last step is below the step all (at least two) other ranks agree

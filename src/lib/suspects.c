@@ -976,6 +976,57 @@ int cp_suspect_loss_outlier(const cp_incident *inc, float *its, int64_t *step, f
     return found;
 }
 
+/* Each rank's odd_value capture, the first it reported. */
+typedef struct rank_value {
+    int rank;
+    const char *value;
+} rank_value;
+
+static int value_by_rank(const void *a, const void *b)
+{
+    const rank_value *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int cp_suspect_odd_value(const cp_incident *inc, char *its, char *theirs)
+{
+    rank_value *v = malloc((inc->n_events ? inc->n_events : 1) * sizeof *v);
+    size_t n = 0;
+    int found = -1;
+    for (size_t i = 0; v && i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const char *x = cp_capset_get(&e->caps, "odd_value");
+        int r = event_rank(inc, e);
+        if (x && r >= 0 && !e->in_table)
+            v[n++] = (rank_value){r, x};
+    }
+    if (v && n >= 3) {
+        qsort(v, n, sizeof *v, value_by_rank);   /* stable enough: one value a rank is kept */
+        size_t ranks = 0;
+        for (size_t i = 0; i < n; i++)
+            if (ranks == 0 || v[i].rank != v[ranks - 1].rank)
+                v[ranks++] = v[i];
+        /* the majority value is the one the first two agreeing ranks give */
+        const char *common = NULL;
+        for (size_t i = 0; i < ranks && !common; i++)
+            for (size_t j = i + 1; j < ranks && !common; j++)
+                if (strcmp(v[i].value, v[j].value) == 0)
+                    common = v[i].value;
+        size_t odd = ranks;
+        int odds = 0;
+        for (size_t i = 0; common && i < ranks; i++)
+            if (strcmp(v[i].value, common) != 0)
+                odd = i, odds++;
+        if (common && odds == 1 && ranks >= 3) {
+            found = v[odd].rank;
+            snprintf(its, CP_CAPTURE_VALUE, "%s", v[odd].value);
+            snprintf(theirs, CP_CAPTURE_VALUE, "%s", common);
+        }
+    }
+    free(v);
+    return found;
+}
+
 typedef struct rank_progress {
     int64_t step;     /* -1 none */
     int64_t last_ms;  /* INT64_MIN: no timed line */

@@ -1580,6 +1580,36 @@ static void info_line_names_nobody(void **state)
     assert_string_not_equal(f->d.rule_id, "engine.logged_error_exit");
 }
 
+/* Every rank fails gloo's address-size check as the process group is
+ * created; rank 3, told another world size, received other sizes than
+ * everyone else (real-62's shape). With two ranks no value is odd. */
+static const char odd_value_text[] =
+    "[default0]:RuntimeError: [enforce fail at ./gloo/transport/tcp/address.cc:45] sizeof(impl_) == bytes.size(). 136 vs 181\n"
+    "[default1]:RuntimeError: [enforce fail at ./gloo/transport/tcp/address.cc:45] sizeof(impl_) == bytes.size(). 136 vs 181\n"
+    "[default3]:RuntimeError: [enforce fail at ./gloo/transport/tcp/address.cc:45] sizeof(impl_) == bytes.size(). 136 vs 102\n"
+    "[default2]:RuntimeError: [enforce fail at ./gloo/transport/tcp/address.cc:45] sizeof(impl_) == bytes.size(). 136 vs 181\n";
+
+static void rank_whose_value_differs_is_named(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", odd_value_text);
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->kind, CP_KIND_CONFIG_INVALID);
+    assert_int_equal(d->first_rank, 3);
+    assert_true(note_has(d, "rank 3's gives 102", "every other rank's gives 181"));
+}
+
+static void two_ranks_have_no_odd_value(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[default0]:RuntimeError: [enforce fail at ./gloo/transport/tcp/address.cc:45] sizeof(impl_) == "
+                 "bytes.size(). 136 vs 181\n"
+                 "[default1]:RuntimeError: [enforce fail at ./gloo/transport/tcp/address.cc:45] sizeof(impl_) == "
+                 "bytes.size(). 136 vs 102\n");
+    assert_false(note_has(&f->d, "setting is off", NULL));
+}
+
 /* Two ranks whose losses blew up: no single one is named by its loss. */
 static void two_blown_up_losses_name_no_rank(void **state)
 {
@@ -2958,6 +2988,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(watchdog_same_wait_less_enqueued_is_behind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(numeric_failure_names_the_rank_whose_loss_blew_up, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(two_blown_up_losses_name_no_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rank_whose_value_differs_is_named, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(two_ranks_have_no_odd_value, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_that_logged_giving_up_is_the_one_that_left, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(error_line_that_goes_on_names_nobody, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(info_line_names_nobody, new_fixture, free_fixture),
