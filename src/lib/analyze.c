@@ -10,6 +10,7 @@
 
 #include "drain.h"
 #include "facts.h"
+#include "frame.h"
 
 enum {
     SKEW_MS = 2000,            /* clocks of different hosts may differ this much */
@@ -575,6 +576,37 @@ static void error_during_setup(cp_diagnosis *d, const cp_incident *inc)
     }
 }
 
+/* A line's message without the prefixes that say who printed it. */
+static const char *message_of(const char *text)
+{
+    size_t n = strlen(text);
+    size_t at = cp_frame_parse(text, n, NULL);
+    return text + (at <= n ? at : n);
+}
+
+/* How many ranks raised an error, when every one of them raised the
+ * root's own (its rule and message); 0 when some raised another. */
+static int ranks_with_the_same_error(const cp_incident *inc, const cp_event *root)
+{
+    const char *want = message_of(root->text ? root->text : "");
+    uint64_t seen[8] = {0};   /* ranks below 512, as a bit set */
+    int ranks = 0;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const cp_rule *r = rule_of(inc, e);
+        int rank = event_rank(inc, e);
+        if (!r || r->role != CP_ROLE_ROOT || e->in_table || rank < 0)
+            continue;
+        if (e->rule != root->rule || strcmp(message_of(e->text ? e->text : ""), want) != 0 || rank >= 512)
+            return 0;
+        if (!(seen[rank / 64] & (1ull << (rank % 64)))) {
+            seen[rank / 64] |= 1ull << (rank % 64);
+            ranks++;
+        }
+    }
+    return ranks;
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -606,6 +638,13 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
         d->confidence -= 15;
     if (d->first_rank < 0)
         d->confidence -= 10;
+    int alike = timed(&root->origin.time) || d->first_rank != event_rank(inc, root)
+                    ? 0 : ranks_with_the_same_error(inc, root);
+    if (alike >= 2)
+        cp_diag_note(d, "All %d ranks that reported an error raised this same one, and no time tells them apart: "
+                        "rank %d's is only the first in the input, and the cause most likely common to them (code, "
+                        "configuration or environment).",
+                     alike, d->first_rank);
 }
 
 /* "Xid 79: GPU has fallen off the bus", whether or not the title names the Xid */

@@ -1610,6 +1610,41 @@ static void two_ranks_have_no_odd_value(void **state)
     assert_false(note_has(&f->d, "setting is off", NULL));
 }
 
+/* Every rank raises the same error and nothing orders them: the rank
+ * named is only the first in the input, and the report says so. */
+static const char same_error_text[] =
+    "[default2]:Traceback (most recent call last):\n"
+    "[default2]:  File \"/home/ml/train.py\", line 9, in main\n"
+    "[default2]:RuntimeError: trying to initialize the default process group twice!\n"
+    "[default1]:Traceback (most recent call last):\n"
+    "[default1]:  File \"/home/ml/train.py\", line 9, in main\n"
+    "[default1]:RuntimeError: trying to initialize the default process group twice!\n"
+    "[default0]:Traceback (most recent call last):\n"
+    "[default0]:  File \"/home/ml/train.py\", line 9, in main\n"
+    "[default0]:RuntimeError: trying to initialize the default process group %s!\n";
+
+static void diagnose_same_error(fixture *f, const char *last)
+{
+    char text[sizeof same_error_text + 32];
+    snprintf(text, sizeof text, same_error_text, last);
+    diagnose_one(f, "train.log", text);
+}
+
+static void every_rank_alike_is_said(void **state)
+{
+    fixture *f = *state;
+    diagnose_same_error(f, "twice");
+    assert_int_equal(f->d.first_rank, 2);
+    assert_true(note_has(&f->d, "All 3 ranks that reported an error raised this same one", "only the first"));
+}
+
+static void one_rank_unlike_the_others_is_not_alike(void **state)
+{
+    fixture *f = *state;
+    diagnose_same_error(f, "a third time");
+    assert_false(note_has(&f->d, "raised this same one", NULL));
+}
+
 /* Two ranks whose losses blew up: no single one is named by its loss. */
 static void two_blown_up_losses_name_no_rank(void **state)
 {
@@ -2988,6 +3023,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(watchdog_same_wait_less_enqueued_is_behind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(numeric_failure_names_the_rank_whose_loss_blew_up, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(two_blown_up_losses_name_no_rank, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(every_rank_alike_is_said, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(one_rank_unlike_the_others_is_not_alike, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_whose_value_differs_is_named, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(two_ranks_have_no_odd_value, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_that_logged_giving_up_is_the_one_that_left, new_fixture, free_fixture),
