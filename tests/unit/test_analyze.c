@@ -72,6 +72,18 @@ static void diagnose_one(fixture *f, const char *path, const char *text)
     diagnose(f, &s, 1);
 }
 
+/* diagnose_one on a log text with variants filled in (printf's format). */
+__attribute__((format(printf, 2, 3))) static void diagnose_formatted(fixture *f, const char *fmt, ...)
+{
+    char text[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    assert_true(n > 0 && (size_t)n < sizeof text);
+    diagnose_one(f, "train.log", text);
+}
+
 static bool note_has(const cp_diagnosis *d, const char *a, const char *b)
 {
     for (size_t i = 0; i < d->n_notes; i++)
@@ -1513,17 +1525,10 @@ static const char loss_outlier_text[] =
     "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
     "`error_if_nonfinite=False`\n";
 
-static void diagnose_losses(fixture *f, const char *rank3_loss)
-{
-    char text[sizeof loss_outlier_text + 32];
-    snprintf(text, sizeof text, loss_outlier_text, rank3_loss);
-    diagnose_one(f, "train.log", text);
-}
-
 static void numeric_failure_names_the_rank_whose_loss_blew_up(void **state)
 {
     fixture *f = *state;
-    diagnose_losses(f, "1.0451");
+    diagnose_formatted(f, loss_outlier_text, "1.0451");
     const cp_diagnosis *d = &f->d;
     assert_int_equal(d->kind, CP_KIND_LOSS_SCALE_FLOOR);
     assert_int_equal(d->first_rank, 0);
@@ -1545,17 +1550,10 @@ static const char logged_error_text[] =
     "    loss.backward()\n"
     "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:37563\n";
 
-static void diagnose_logged(fixture *f, const char *level, const char *tail)
-{
-    char text[sizeof logged_error_text + 64];
-    snprintf(text, sizeof text, logged_error_text, level, tail);
-    diagnose_one(f, "train.log", text);
-}
-
 static void rank_that_logged_giving_up_is_the_one_that_left(void **state)
 {
     fixture *f = *state;
-    diagnose_logged(f, "ERROR", ", cannot continue");
+    diagnose_formatted(f, logged_error_text, "ERROR", ", cannot continue");
     const cp_diagnosis *d = &f->d;
     assert_string_equal(d->rule_id, "engine.logged_error_exit");
     assert_int_equal(d->first_rank, 2);
@@ -1569,14 +1567,14 @@ static void rank_that_logged_giving_up_is_the_one_that_left(void **state)
 static void error_line_that_goes_on_names_nobody(void **state)
 {
     fixture *f = *state;
-    diagnose_logged(f, "ERROR", ", retrying from the next shard");
+    diagnose_formatted(f, logged_error_text, "ERROR", ", retrying from the next shard");
     assert_string_not_equal(f->d.rule_id, "engine.logged_error_exit");
 }
 
 static void info_line_names_nobody(void **state)
 {
     fixture *f = *state;
-    diagnose_logged(f, "INFO", ", cannot continue");
+    diagnose_formatted(f, logged_error_text, "INFO", ", cannot continue");
     assert_string_not_equal(f->d.rule_id, "engine.logged_error_exit");
 }
 
@@ -1623,17 +1621,10 @@ static const char same_error_text[] =
     "[default0]:  File \"/home/ml/train.py\", line 9, in main\n"
     "[default0]:RuntimeError: trying to initialize the default process group %s!\n";
 
-static void diagnose_same_error(fixture *f, const char *last)
-{
-    char text[sizeof same_error_text + 32];
-    snprintf(text, sizeof text, same_error_text, last);
-    diagnose_one(f, "train.log", text);
-}
-
 static void every_rank_alike_is_said(void **state)
 {
     fixture *f = *state;
-    diagnose_same_error(f, "twice");
+    diagnose_formatted(f, same_error_text, "twice");
     assert_int_equal(f->d.first_rank, 2);
     assert_true(note_has(&f->d, "All 3 ranks that reported an error raised this same one", "only the first"));
 }
@@ -1641,7 +1632,7 @@ static void every_rank_alike_is_said(void **state)
 static void one_rank_unlike_the_others_is_not_alike(void **state)
 {
     fixture *f = *state;
-    diagnose_same_error(f, "a third time");
+    diagnose_formatted(f, same_error_text, "a third time");
     assert_false(note_has(&f->d, "raised this same one", NULL));
 }
 
@@ -1649,7 +1640,7 @@ static void one_rank_unlike_the_others_is_not_alike(void **state)
 static void two_blown_up_losses_name_no_rank(void **state)
 {
     fixture *f = *state;
-    diagnose_losses(f, "nan");
+    diagnose_formatted(f, loss_outlier_text, "nan");
     const cp_diagnosis *d = &f->d;
     assert_int_equal(d->kind, CP_KIND_LOSS_SCALE_FLOOR);
     assert_false(note_has(d, "logged a loss of", NULL));
