@@ -15,7 +15,7 @@ fi
 # Floors: the corpus ones are the engine issue's; the real fixtures' are
 # just under where the engine stands on them (first_rank 47/48: one case
 # has no rank in the log its failing traceback could be tied to; owner
-# 42/49: plants whose cause the frames do not show, such as a warm-up set
+# 44/51: plants whose cause the frames do not show, such as a warm-up set
 # wrong in the script reading as the code that divides by it, or DDP's
 # unused parameters, which its own message puts on an argument), so that
 # nothing regresses.
