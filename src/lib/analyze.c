@@ -1239,6 +1239,15 @@ static void take_event(cp_diagnosis *d, const cp_incident *inc, const cp_event *
     add_evidence(d, inc, e);
 }
 
+/* Whether e was printed before `first`: above it in the same file, or
+ * earlier by the clock. */
+static bool printed_before(const cp_event *e, const cp_event *first)
+{
+    if (e->stream == first->stream)
+        return e->line < first->line;
+    return timed(&e->origin.time) && timed(&first->origin.time) && e->origin.time.ms <= first->origin.time.ms;
+}
+
 /* A line the analysis keeps that says the training's numbers went
  * non-finite (a NaN loss or gradient norm in a progress line). */
 static bool nonfinite_numbers(const cp_incident *inc, const cp_event *e, int rank)
@@ -1254,12 +1263,7 @@ static bool nonfinite_numbers(const cp_incident *inc, const cp_event *e, int ran
 static const cp_event *nonfinite_before(const cp_incident *inc, const cp_event *cut)
 {
     const cp_event *e = first_of(inc, nonfinite_numbers, -1);
-    if (!e)
-        return NULL;
-    bool above = e->stream == cut->stream && e->line < cut->line;
-    bool earlier = e->stream != cut->stream && timed(&e->origin.time) && timed(&cut->origin.time) &&
-                   e->origin.time.ms <= cut->origin.time.ms;
-    return above || earlier ? e : NULL;
+    return e && printed_before(e, cut) ? e : NULL;
 }
 
 static void verdict_from_nonfinite(cp_diagnosis *d, const cp_incident *inc, const cp_event *first);
@@ -1514,15 +1518,6 @@ static void verdict_from_exit_before_shutdown(cp_diagnosis *d, const cp_incident
     cp_diag_note(d, "torchrun's failure table shows rank %d exiting with %s before the others ended by SIGTERM "
                     "or SIGKILL: the launcher stopped them once rank %d had failed.",
                  own->rank, code, own->rank);
-}
-
-/* Whether e was printed before `first`: above it in the same file, or
- * earlier by the clock. */
-static bool printed_before(const cp_event *e, const cp_event *first)
-{
-    if (e->stream == first->stream)
-        return e->line < first->line;
-    return timed(&e->origin.time) && timed(&first->origin.time) && e->origin.time.ms <= first->origin.time.ms;
 }
 
 /* The first error a rank logged as it gave up (log.fatal_error) before

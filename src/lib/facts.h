@@ -147,11 +147,13 @@ bool cp_rank_exited_cleanly(const cp_incident *inc, int rank);
 int cp_suspect_least_progress(const cp_incident *inc, bool every_rank_stepped);
 /* The one rank whose last logged loss is not finite, or at least
  * CP_LOSS_OUTLIER times the median of all ranks' (and at least that much
- * itself), while two or more others logged an ordinary one: where a numeric failure reaches every rank (DDP
- * averages one rank's overflowing gradients into all of them), the rank
- * whose own batch began it. Its loss and step, and the others' median, in
- * *its, *step and *others; -1 when no single rank stands out. */
+ * itself), while two or more others logged an ordinary one: where a
+ * numeric failure reaches every rank (DDP averages one rank's overflowing
+ * gradients into all of them), the rank whose own batch began it. Its
+ * loss and step, and the ranks' median, in *its, *step and *others; -1
+ * when no single rank stands out. */
 enum { CP_LOSS_OUTLIER = 1000 };
+int cp_suspect_loss_outlier(const cp_incident *inc, float *its, int64_t *step, float *others);
 /* The one rank whose `odd_value` capture differs from the value every
  * other reporting rank gives (three ranks or more report it): where all
  * ranks raise the same error about a value they exchanged (gloo's
@@ -159,7 +161,6 @@ enum { CP_LOSS_OUTLIER = 1000 };
  * whose own value is off. Its value in *its, the others' in *theirs (each
  * CP_CAPTURE_VALUE bytes); -1 when no single rank stands out. */
 int cp_suspect_odd_value(const cp_incident *inc, char *its, char *theirs);
-int cp_suspect_loss_outlier(const cp_incident *inc, float *its, int64_t *step, float *others);
 /* A rank clearly behind the others in a run that ended without a timeout:
  * its last step is below the step all (at least two) other ranks agree
  * on, or its last line is CP_STALL_MS older than every other rank's. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { MAX_RAW_HITS = 1 << 20 };
 
@@ -736,13 +737,6 @@ static bool capture_i64(const char *v, size_t n, int64_t *out)
     return cp_parse_i64(buf, out);
 }
 
-/* The step a line's match gives, as cp_matcher_captures would read it
- * with this thread's match data: from the first of the rule's expressions
- * that matches with its "step" group set (the first value of a name wins,
- * so the later ones could not change it). The group is read from the
- * match data, not from a copy of every capture (collect_named), except
- * where a pattern names "step" twice and the name table decides which one
- * counts. */
 /* The value of the group named `name` in the last match, or NULL (the
  * length in *n). */
 static const char *named_group(pcre2_code *re, pcre2_match_data *md, const char *line, const char *name, size_t *n)
@@ -753,18 +747,6 @@ static const char *named_group(pcre2_code *re, pcre2_match_data *md, const char 
         return NULL;
     *n = ov[2 * group + 1] - ov[2 * group];
     return line + ov[2 * group];
-}
-
-/* Whether v[0, n) is `word` in any case. */
-static bool is_word(const char *v, size_t n, const char *word)
-{
-    size_t k = strlen(word);
-    if (n != k)
-        return false;
-    for (size_t i = 0; i < k; i++)
-        if ((v[i] | 0x20) != word[i])
-            return false;
-    return true;
 }
 
 /* The loss is read on every writer's last progress line of every chunk,
@@ -778,7 +760,7 @@ cp_loss cp_loss_parse(const char *v, size_t n)
     bool neg = n > 0 && v[0] == '-';
     if (n > 0 && (v[0] == '-' || v[0] == '+'))
         i++;
-    if (is_word(v + i, n - i, "nan") || is_word(v + i, n - i, "inf")) {
+    if (n - i == 3 && (strncasecmp(v + i, "nan", 3) == 0 || strncasecmp(v + i, "inf", 3) == 0)) {
         l.value = (v[i] | 0x20) == 'n' ? NAN : (neg ? -INFINITY : INFINITY);
         l.read = true;
         return l;
@@ -809,6 +791,13 @@ cp_loss cp_loss_parse(const char *v, size_t n)
     return l;
 }
 
+/* The step a line's match gives, as cp_matcher_captures would read it
+ * with this thread's match data: from the first of the rule's expressions
+ * that matches with its "step" group set (the first value of a name wins,
+ * so the later ones could not change it). The group is read from the
+ * match data, not from a copy of every capture (collect_named), except
+ * where a pattern names "step" twice and the name table decides which one
+ * counts. */
 bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len, int64_t *step, cp_loss *loss)
 {
     const cp_matcher *m = sc->m;

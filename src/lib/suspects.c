@@ -976,16 +976,20 @@ int cp_suspect_loss_outlier(const cp_incident *inc, float *its, int64_t *step, f
     return found;
 }
 
-/* Each rank's odd_value capture, the first it reported. */
+/* Each rank's odd_value capture, the first it reported (`order`: the
+ * event's index, so that sorting keeps that one first). */
 typedef struct rank_value {
     int rank;
+    size_t order;
     const char *value;
 } rank_value;
 
 static int value_by_rank(const void *a, const void *b)
 {
     const rank_value *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->rank != y->rank)
+        return (x->rank > y->rank) - (x->rank < y->rank);
+    return (x->order > y->order) - (x->order < y->order);
 }
 
 int cp_suspect_odd_value(const cp_incident *inc, char *its, char *theirs)
@@ -998,10 +1002,10 @@ int cp_suspect_odd_value(const cp_incident *inc, char *its, char *theirs)
         const char *x = cp_capset_get(&e->caps, "odd_value");
         int r = event_rank(inc, e);
         if (x && r >= 0 && !e->in_table)
-            v[n++] = (rank_value){r, x};
+            v[n++] = (rank_value){r, i, x};
     }
     if (v && n >= 3) {
-        qsort(v, n, sizeof *v, value_by_rank);   /* stable enough: one value a rank is kept */
+        qsort(v, n, sizeof *v, value_by_rank);
         size_t ranks = 0;
         for (size_t i = 0; i < n; i++)
             if (ranks == 0 || v[i].rank != v[ranks - 1].rank)
