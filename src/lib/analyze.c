@@ -1687,6 +1687,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         cp_diag_note(d, "No rank logged a training step and the collectives that timed out were among their "
                         "group's first: the stall came during set-up.");
     }
+    /* the wait that surfaced the stall says where it was (a store wait
+     * for a peer's key: set-up) */
+    if (d->phase == CP_PHASE_UNKNOWN && r->phase != CP_PHASE_NONE && r->phase != CP_PHASE_UNKNOWN)
+        d->phase = r->phase;
     stall_in_kinded_phase(d, inc, before);
     if (d->first_rank >= 0) {
         for (size_t i = 0; i < inc->n_writers; i++) {
