@@ -1257,6 +1257,12 @@ static bool nonfinite_numbers(const cp_incident *inc, const cp_event *e, int ran
     return r && r->role == CP_ROLE_CONTEXT && r->keep && r->kind == CP_KIND_LOSS_SCALE_FLOOR;
 }
 
+/* A non-finite loss or gradient norm that `rank` itself logged. */
+static bool nonfinite_of_rank(const cp_incident *inc, const cp_event *e, int rank)
+{
+    return nonfinite_numbers(inc, e, rank) && event_rank(inc, e) == rank;
+}
+
 /* The first non-finite loss or gradient norm, when it was printed before
  * the cut traceback `cut` (above it in its file, or earlier in time);
  * NULL otherwise. */
@@ -1600,6 +1606,24 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
                                 "collectives.", quiet, quiet);
             }
             stack_of_the_rank_that_left(d, inc, quiet);
+            return;
+        }
+        /* the errors carry no rank, but the failure table says who failed:
+         * every rank but one, which left with status 0 */
+        int gone = cp_suspect_absent_from_table(inc);
+        if (gone >= 0) {
+            d->first_rank = gone;
+            conclude(d, inc, "engine.left_early");
+            cp_diag_note(d, "Every error printed is a consequence of a peer going away; torchrun's failure table "
+                            "lists every rank but %d, and it did not stop rank %d: rank %d exited with status 0 "
+                            "while the others were still in collectives.", gone, gone, gone);
+            const cp_event *nan = first_of(inc, nonfinite_of_rank, gone);
+            if (nan) {
+                add_evidence(d, inc, nan);
+                cp_diag_note(d, "Rank %d logged a non-finite loss or gradient norm before it left: a step it "
+                                "skipped on its own (a guard that drops a bad batch) puts it out of step with "
+                                "the others.", gone);
+            }
             return;
         }
         cp_stall st;

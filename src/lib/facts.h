@@ -140,6 +140,10 @@ int cp_suspect_silent(const cp_incident *inc, bool count_table);
  * says: its failure table, present, lists every worker that failed and
  * not this one, and no launcher line reports it failed or stopped. */
 bool cp_rank_exited_cleanly(const cp_incident *inc, int rank);
+/* The one rank of the world that one host's failure table leaves
+ * out while it lists every other rank: that rank exited with status 0
+ * (see cp_rank_exited_cleanly); -1 when there is no such rank. */
+int cp_suspect_absent_from_table(const cp_incident *inc);
 /* The one rank whose last logged step is behind every other rank's, or
  * which logged none while the others did (only when every_rank_stepped is
  * false: where only some ranks log progress, a rank that logs none is not

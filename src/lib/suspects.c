@@ -591,6 +591,29 @@ bool cp_rank_exited_cleanly(const cp_incident *inc, int rank)
     return true;
 }
 
+int cp_suspect_absent_from_table(const cp_incident *inc)
+{
+    /* the world stated, or seen: a rank the table leaves out below the
+     * highest rank seen exists (ranks are 0..N-1) */
+    int n = cp_ranks_extent(inc);
+    if (n < 2 || inc->n_table == 0)
+        return -1;
+    bool *listed = calloc((size_t)n, sizeof *listed);
+    if (!listed)
+        return -1;
+    for (size_t i = 0; i < inc->n_table; i++)
+        if (inc->table[i].rank >= 0 && inc->table[i].rank < n)
+            listed[inc->table[i].rank] = true;
+    int absent = -1, count = 0;
+    for (int r = 0; r < n; r++)
+        if (!listed[r]) {
+            absent = r;
+            count++;
+        }
+    free(listed);
+    return count == 1 && cp_rank_exited_cleanly(inc, absent) ? absent : -1;
+}
+
 /* The only rank of a known world that printed no error while the others
  * timed out is the one they were waiting for. The launcher's reports about
  * a rank count as the rank's own only with count_table (its failure table

@@ -1578,6 +1578,76 @@ static void info_line_names_nobody(void **state)
     assert_string_not_equal(f->d.rule_id, "engine.logged_error_exit");
 }
 
+/* One rank skips a batch whose loss is NaN, so it runs one all-reduce
+ * fewer, finishes and exits 0; the others' tracebacks carry no rank, and
+ * torchrun's failure table lists all of them but that rank (real-67's
+ * shape). The fourth row, when present, is that rank stopped by torchrun:
+ * then nobody is known to have left early. */
+static const char skipped_batch_text[] =
+    "2026-12-02 13:48:47,557 WARNING [rank2] non-finite loss nan at step 4, skipping batch\n"
+    "2026-12-02 13:48:47,566 INFO [rank1] step 4 loss 1.4642\n"
+    "2026-12-02 13:48:47,572 INFO [rank2] step 6 loss 1.4538\n"
+    "2026-12-02 13:48:47,572 INFO [rank2] training done\n"
+    "2026-12-02 13:48:47,574 INFO [rank3] step 5 loss 1.4608\n"
+    "2026-12-02 13:48:47,575 INFO [rank0] step 5 loss 1.3114\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/home/ml/train.py\", line 48, in main\n"
+    "    loss.backward()\n"
+    "RuntimeError: [./gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:28548\n"
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    "============================================================\n"
+    "train.py FAILED\n"
+    "------------------------------------------------------------\n"
+    "Failures:\n"
+    "[1]:\n"
+    "  time      : 2026-12-02_13:48:48\n"
+    "  host      : localhost\n"
+    "  rank      : 1 (local_rank: 1)\n"
+    "  exitcode  : 1 (pid: 3934)\n"
+    "[2]:\n"
+    "  time      : 2026-12-02_13:48:48\n"
+    "  host      : localhost\n"
+    "  rank      : 3 (local_rank: 3)\n"
+    "  exitcode  : 1 (pid: 3936)\n"
+    "%s"
+    "------------------------------------------------------------\n"
+    "Root Cause (first observed failure):\n"
+    "[0]:\n"
+    "  time      : 2026-12-02_13:48:48\n"
+    "  host      : localhost\n"
+    "  rank      : 0 (local_rank: 0)\n"
+    "  exitcode  : 1 (pid: 3933)\n"
+    "============================================================\n";
+
+static void rank_the_table_leaves_out_left_early(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, skipped_batch_text, "");
+    const cp_diagnosis *d = &f->d;
+    assert_string_equal(d->rule_id, "engine.left_early");
+    assert_int_equal(d->first_rank, 2);
+    assert_int_equal(d->kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_false(d->hang);
+    assert_true(note_has(d, "lists every rank but 2", NULL));
+    assert_true(note_has(d, "Rank 2 logged a non-finite loss", NULL));
+    bool nan_shown = false;
+    for (size_t i = 0; i < d->n_evidence; i++)
+        nan_shown = nan_shown || strstr(d->evidence[i].text, "skipping batch") != NULL;
+    assert_true(nan_shown);
+}
+
+static void rank_the_launcher_stopped_did_not_leave_early(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, skipped_batch_text,
+                       "[3]:\n"
+                       "  time      : 2026-12-02_13:48:48\n"
+                       "  host      : localhost\n"
+                       "  rank      : 2 (local_rank: 2)\n"
+                       "  exitcode  : -15 (pid: 3935)\n");
+    assert_string_not_equal(f->d.rule_id, "engine.left_early");
+}
+
 /* Every rank fails gloo's address-size check as the process group is
  * created; rank 3, told another world size, received other sizes than
  * everyone else (real-62's shape). With two ranks no value is odd. */
@@ -3096,6 +3166,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_sigkill_before_the_exit_is_still_the_cause, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rank_the_table_leaves_out_left_early, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(rank_the_launcher_stopped_did_not_leave_early, new_fixture, free_fixture),
     };
     return cmocka_run_group_tests(tests, harness_load_catalog, harness_free_catalog);
 }
