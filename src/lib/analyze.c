@@ -1702,7 +1702,9 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
         before = NULL;
     if (d->phase == CP_PHASE_UNKNOWN)
         phase_of_stall(d, phase_before, before);
-    if (d->phase == CP_PHASE_UNKNOWN && waited_in != CP_PHASE_NONE) {
+    /* where the others waited says where the stuck rank had not got to,
+     * not where it was, once its own stack is in sight */
+    if (d->phase == CP_PHASE_UNKNOWN && waited_in != CP_PHASE_NONE && !stack) {
         d->phase = waited_in;
         note_waiters(d, waited_in, waiter);
     }

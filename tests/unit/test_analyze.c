@@ -1648,6 +1648,68 @@ static void rank_the_launcher_stopped_did_not_leave_early(void **state)
     assert_string_not_equal(f->d.rule_id, "engine.left_early");
 }
 
+/* Rank 2 deadlocks between forward and backward; faulthandler's timer
+ * dumps its stack (and rank 0's, waiting in backward), and ranks 0, 1, 3
+ * time out in backward's all-reduce (real-68's shape). The stuck rank's
+ * own stack, which names no phase, says more than where the others
+ * waited: they wait where rank 2 never got to. Without its stack, the
+ * waiters' phase is all there is. */
+static const char deadlock_dump_text[] =
+    "[default0]:2026-12-02 14:08:48,575 INFO [rank0] step 2 loss 1.4577\n"
+    "[default1]:2026-12-02 14:08:48,576 INFO [rank1] step 2 loss 1.3528\n"
+    "[default2]:2026-12-02 14:08:48,574 INFO [rank2] step 2 loss 1.4390\n"
+    "[default3]:2026-12-02 14:08:48,573 INFO [rank3] step 2 loss 1.4672\n"
+    "[default0]:Timeout (0:00:20)!\n"
+    "[default0]:Thread 0x00007f6166e9b040 (most recent call first):\n"
+    "[default0]:  File \"/usr/lib/python3/dist-packages/torch/autograd/__init__.py\", line 197 in backward\n"
+    "[default0]:  File \"/usr/lib/python3/dist-packages/torch/_tensor.py\", line 488 in backward\n"
+    "[default0]:  File \"/home/ml/train.py\", line 51 in main\n"
+    "%s"
+    "[default1]:Traceback (most recent call last):\n"
+    "[default1]:  File \"/home/ml/train.py\", line 51, in main\n"
+    "[default1]:    loss.backward()\n"
+    "[default1]:  File \"/usr/lib/python3/dist-packages/torch/autograd/__init__.py\", line 197, in backward\n"
+    "[default1]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 30000ms for recv operation to complete\n"
+    "[default0]:Traceback (most recent call last):\n"
+    "[default0]:  File \"/home/ml/train.py\", line 51, in main\n"
+    "[default0]:    loss.backward()\n"
+    "[default0]:  File \"/usr/lib/python3/dist-packages/torch/autograd/__init__.py\", line 197, in backward\n"
+    "[default0]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 30000ms for recv operation to complete\n"
+    "[default3]:Traceback (most recent call last):\n"
+    "[default3]:  File \"/home/ml/train.py\", line 51, in main\n"
+    "[default3]:    loss.backward()\n"
+    "[default3]:  File \"/usr/lib/python3/dist-packages/torch/autograd/__init__.py\", line 197, in backward\n"
+    "[default3]:RuntimeError: [./gloo/transport/tcp/unbound_buffer.cc:133] Timed out waiting 30000ms for send operation to complete\n";
+
+static const char deadlocked_rank_stack[] =
+    "[default2]:Timeout (0:00:20)!\n"
+    "[default2]:Thread 0x00007f6e648a6040 (most recent call first):\n"
+    "[default2]:  File \"/home/ml/train.py\", line 28 in record\n"
+    "[default2]:  File \"/home/ml/train.py\", line 30 in record\n"
+    "[default2]:  File \"/home/ml/train.py\", line 48 in main\n";
+
+static void stuck_ranks_own_stack_outranks_where_the_others_waited(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, deadlock_dump_text, deadlocked_rank_stack);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->first_rank, 2);
+    assert_int_equal(d->phase, CP_PHASE_UNKNOWN);
+    assert_int_equal(d->owner, CP_OWNER_USER_CODE);
+    assert_true(note_has(d, "A stack dump shows where the stuck rank was", NULL));
+}
+
+static void without_its_stack_the_waiters_phase_stands(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, deadlock_dump_text, "");
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->first_rank, 2);
+    assert_int_equal(d->phase, CP_PHASE_BACKWARD);
+}
+
 /* Every rank fails gloo's address-size check as the process group is
  * created; rank 3, told another world size, received other sizes than
  * everyone else (real-62's shape). With two ranks no value is odd. */
@@ -3168,6 +3230,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_the_table_leaves_out_left_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_the_launcher_stopped_did_not_leave_early, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(stuck_ranks_own_stack_outranks_where_the_others_waited, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(without_its_stack_the_waiters_phase_stands, new_fixture, free_fixture),
     };
     return cmocka_run_group_tests(tests, harness_load_catalog, harness_free_catalog);
 }
