@@ -591,6 +591,20 @@ bool cp_rank_exited_cleanly(const cp_incident *inc, int rank)
     return true;
 }
 
+/* The last of ranks 0..n-1 that `marked` leaves false (-1 when none), and
+ * in *count how many it leaves false. */
+static int unmarked_rank(const bool *marked, int n, int *count)
+{
+    int rank = -1;
+    *count = 0;
+    for (int r = 0; r < n; r++)
+        if (!marked[r]) {
+            rank = r;
+            (*count)++;
+        }
+    return rank;
+}
+
 int cp_suspect_absent_from_table(const cp_incident *inc)
 {
     /* the world stated, or seen: a rank the table leaves out below the
@@ -604,12 +618,8 @@ int cp_suspect_absent_from_table(const cp_incident *inc)
     for (size_t i = 0; i < inc->n_table; i++)
         if (inc->table[i].rank >= 0 && inc->table[i].rank < n)
             listed[inc->table[i].rank] = true;
-    int absent = -1, count = 0;
-    for (int r = 0; r < n; r++)
-        if (!listed[r]) {
-            absent = r;
-            count++;
-        }
+    int count;
+    int absent = unmarked_rank(listed, n, &count);
     free(listed);
     return count == 1 && cp_rank_exited_cleanly(inc, absent) ? absent : -1;
 }
@@ -641,12 +651,8 @@ int cp_suspect_silent(const cp_incident *inc, bool count_table)
     for (size_t i = 0; count_table && i < inc->n_table; i++)
         if (inc->table[i].rank >= 0 && inc->table[i].rank < n && inc->table[i].signal != 15)
             spoke[inc->table[i].rank] = true;
-    int silent = -1, count = 0;
-    for (int r = 0; r < n; r++)
-        if (!spoke[r]) {
-            silent = r;
-            count++;
-        }
+    int count;
+    int silent = unmarked_rank(spoke, n, &count);
     free(spoke);
     /* A world no line stated is only as large as the highest rank seen:
      * one rank that spoke says too little about who else there was. */
