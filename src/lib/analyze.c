@@ -1715,7 +1715,7 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
     }
     /* the wait that surfaced the stall says where it was (a store wait
      * for a peer's key: set-up) */
-    if (d->phase == CP_PHASE_UNKNOWN && r->phase != CP_PHASE_NONE && r->phase != CP_PHASE_UNKNOWN)
+    if (d->phase == CP_PHASE_UNKNOWN && r->phase != CP_PHASE_NONE)
         d->phase = r->phase;
     stall_in_kinded_phase(d, inc, before);
     if (d->first_rank >= 0) {
