@@ -43,6 +43,9 @@ enum {
     BODY_SCAN = 200,        /* bytes of the body searched for rank tags */
     TOKEN_MAX = 128,        /* longest token a recogniser looks at */
     MAX_PEELS = 16,         /* prefixes peeled from one line at most */
+    BAR_DESC_MAX = 80,      /* a progress bar's description and percentage */
+    BAR_MAX = 1024,         /* its bar: 3-byte block characters, wide terminals */
+    BAR_STATS_MAX = 200,    /* its " 837/888 [9:42:50<34:08, 40.17s/it, loss=...]" */
     FIELDS_MAX = 8,         /* logging fields after one timestamp */
     ROLE_MAX = 40,          /* longest torchrun role and local rank, "[...]:" */
     PID_LIMIT = 4194304     /* Linux PID_MAX_LIMIT: bigger numbers are tids */
@@ -906,6 +909,50 @@ static size_t peel_padded_task(const char *s, size_t n, fstate *st)
     return q + k + 2;
 }
 
+/* Bytes of a progress bar's count before its statistics: " 837/888 ",
+ * " 1.2k/5.0k ", " 3/? ". */
+static int bar_count_bytes(const char *s, size_t p, size_t e)
+{
+    for (size_t q = p; q < e; q++)
+        if (!is_alnum(s[q]) && s[q] != ' ' && s[q] != '/' && s[q] != '.' && s[q] != '?')
+            return 0;
+    return 1;
+}
+
+/* A tqdm progress bar with the next output glued to it: tqdm redraws its
+ * line with '\r' and no '\n', so whatever a process prints next lands
+ * right after the bar ("Desc:  94%|█████▉  | 837/888 [9:42:50<34:08,
+ * 40.17s/it][rank7]:[E ...] ..."). The bar is peeled so that the glued
+ * line's own prefixes (rank, time) are read; a bar with nothing after it
+ * stays the line's text, for the progress rules. */
+static size_t peel_progress_bar(const char *s, size_t n, size_t p)
+{
+    size_t lim = n - p > BAR_DESC_MAX ? p + BAR_DESC_MAX : n;
+    const char *pct = find_bytes(s + p, lim - p, "%|", 2);
+    if (!pct)
+        return 0;
+    size_t q = (size_t)(pct - s), d = q;
+    while (d > p && q - d < 3 && is_digit(s[d - 1]))
+        d--;
+    if (d == q || memchr(s + p, '[', d - p))   /* a description holds no prefix */
+        return 0;
+    size_t b = q + 2, blim = n - b > BAR_MAX ? b + BAR_MAX : n;
+    const char *bar_end = memchr(s + b, '|', blim - b);
+    if (!bar_end)
+        return 0;
+    size_t c = (size_t)(bar_end - s) + 1, slim = n - c > BAR_STATS_MAX ? c + BAR_STATS_MAX : n;
+    const char *open = memchr(s + c, '[', slim - c);
+    if (!open || !bar_count_bytes(s, c, (size_t)(open - s)))
+        return 0;
+    size_t o = (size_t)(open - s);
+    const char *close = memchr(s + o, ']', slim - o);
+    /* the statistics are "elapsed<remaining, rate" */
+    if (!close || !memchr(s + o, '<', (size_t)(close - open)))
+        return 0;
+    size_t e = (size_t)(close - s) + 1;
+    return e < n ? e - p : 0;
+}
+
 /* "... rank 2 | ..." ending right before the '|' at b, within [p, b). */
 static int rank_before_bar(const char *s, size_t p, size_t b, int64_t *v)
 {
@@ -1098,6 +1145,8 @@ size_t cp_frame_parse(const char *line, size_t len, cp_origin *out)
             r = peel_word(line, n, p, &st);
         else if (c == ' ' && p == 0)
             r = peel_padded_task(line, n, &st);
+        if (r == 0 && (c == ' ' || is_digit(c) || is_alpha(c)))
+            r = peel_progress_bar(line, n, p);
         if (r == 0)
             break;
         p += r;

@@ -399,6 +399,21 @@ static const frame_case cases[] = {
     {"[7] finished ALLREDUCE", U, U, "", U, U, U, 0, NONE_T, "[7] finished ALLREDUCE"},
     {"Train:   8%|  | 40/500 [15:18<2:32:54, 19.94s/it]", U, U, "", U, U, U, 0, NONE_T,
      "Train:   8%|  | 40/500 [15:18<2:32:54, 19.94s/it]"},
+    /* a tqdm bar with the next output glued to it (field li-04, hb-01, the
+     * bars shortened): the glued line's prefixes are read */
+    {" 94%|\xe2\x96\x88\xe2\x96\x88\xe2\x96\x89   | 837/888 [9:42:50<34:08, 40.17s/it][rank7]:[E "
+     "ProcessGroupNCCL.cpp:1182] [Rank 7] NCCL watchdog thread terminated with exception: CUDA error: an "
+     "illegal memory access was encountered",
+     7, U, "", U, U, U, 'E', NONE_T,
+     "NCCL watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered"},
+    {"  0%|\xe2\x96\x8b     | 98/24128 [00:40<2:40:10,  2.50it/s][2021-11-27 00:36:55,194] [INFO] "
+     "[stage2.py:1628:step] [deepscale] OVERFLOW! Rank 0 Skipping step.",
+     U, U, "", U, U, U, 'I', ABS(1637973415194), "[deepscale] OVERFLOW! Rank 0 Skipping step."},
+    {"Epoch 1:  45%|####5     | 45/100 [00:10<00:12,  4.40it/s, loss=2.31, v_num=0]Traceback (most recent "
+     "call last):",
+     U, U, "", U, U, U, 0, NONE_T, "Traceback (most recent call last):"},
+    /* not a bar: no "elapsed<remaining" statistics after it */
+    {"| 50%| 3/6 [ok] done", U, U, "", U, U, U, 0, NONE_T, "| 50%| 3/6 [ok] done"},
     {"W102", U, U, "", U, U, U, 0, NONE_T, "W102"},
     {"2026-11-29 is a date", U, U, "", U, U, U, 0, NONE_T, "2026-11-29 is a date"},
     {"2026-13-29 16:19:31,565 bad month", U, U, "", U, U, U, 0, NONE_T, "2026-13-29 16:19:31,565 bad month"},
