@@ -615,12 +615,25 @@ int cp_suspect_absent_from_table(const cp_incident *inc)
     bool *listed = calloc((size_t)n, sizeof *listed);
     if (!listed)
         return -1;
-    for (size_t i = 0; i < inc->n_table; i++)
-        if (inc->table[i].rank >= 0 && inc->table[i].rank < n)
-            listed[inc->table[i].rank] = true;
+    for (size_t i = 0; i < inc->n_table; i++) {
+        const cp_table_entry *t = &inc->table[i];
+        /* a rank killed by a signal of its own (SIGFPE, SIGSEGV, SIGKILL)
+         * failed on its own account, not because a peer went away; an
+         * abort (the watchdog's) or the launcher's SIGTERM can follow one */
+        if (t->signal > 0 && t->signal != 6 && t->signal != 15) {
+            free(listed);
+            return -1;
+        }
+        if (t->rank >= 0 && t->rank < n)
+            listed[t->rank] = true;
+    }
     int count;
     int absent = unmarked_rank(listed, n, &count);
     free(listed);
+    /* a world no line stated is only as large as the highest rank seen:
+     * one rank listed says too little about who else there was */
+    if (inc->world_size_stated < 2 && n - count < 2)
+        return -1;
     return count == 1 && cp_rank_exited_cleanly(inc, absent) ? absent : -1;
 }
 

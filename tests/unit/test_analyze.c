@@ -1648,6 +1648,44 @@ static void rank_the_launcher_stopped_did_not_leave_early(void **state)
     assert_string_not_equal(f->d.rule_id, "engine.left_early");
 }
 
+/* A rank the table lists as killed by a signal of its own (here SIGFPE)
+ * failed on its own account: the others' errors need not be about a peer
+ * that left, so the rank missing from the table is not taken for one. */
+static void table_with_a_signal_death_is_no_left_early(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, skipped_batch_text,
+                       "[3]:\n"
+                       "  time      : 2026-12-02_13:48:48\n"
+                       "  host      : localhost\n"
+                       "  rank      : 4 (local_rank: 4)\n"
+                       "  exitcode  : -8 (pid: 3937)\n"
+                       "  traceback : Signal 8 (SIGFPE) received by PID 3937\n");
+    assert_string_not_equal(f->d.rule_id, "engine.left_early");
+}
+
+/* Only the table's root cause, one rank killed by SIGFPE, in a world no
+ * line states (zhi-xuan-chen/Reg2RG#6, as pasted): rank 1 failed, and nothing
+ * says a rank 0 left early. */
+static void one_listed_rank_is_no_left_early(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[2025-09-09 10:30:47,123] torch.distributed.elastic.multiprocessing.api: [ERROR] failed "
+                 "(exitcode: -8) local_rank: 1 (pid: 52782) of binary:\n"
+                 "Root Cause (first observed failure):\n"
+                 "[0]:\n"
+                 "  time      : 2025-09-09_10:30:38\n"
+                 "  host      : normandy-mlflow-debug-4x7tta-036504-bc75f\n"
+                 "  rank      : 1 (local_rank: 1)\n"
+                 "  exitcode  : -8 (pid: 52782)\n"
+                 "  error_file: <N/A>\n"
+                 "  traceback : Signal 8 (SIGFPE) received by PID 52782\n"
+                 "=======================================================\n");
+    assert_string_not_equal(f->d.rule_id, "engine.left_early");
+    assert_int_equal(f->d.first_rank, 1);
+}
+
 /* Rank 2 deadlocks between forward and backward; faulthandler's timer
  * dumps its stack (and rank 0's, waiting in backward), and ranks 0, 1, 3
  * time out in backward's all-reduce (real-68's shape). The stuck rank's
@@ -3255,6 +3293,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(phase_from_the_ranks_own_lines, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(no_phase_from_a_closed_save, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_the_table_leaves_out_left_early, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(table_with_a_signal_death_is_no_left_early, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(one_listed_rank_is_no_left_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_the_launcher_stopped_did_not_leave_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stuck_ranks_own_stack_outranks_where_the_others_waited, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(without_its_stack_the_waiters_phase_stands, new_fixture, free_fixture),
