@@ -857,11 +857,45 @@ static void test_real_catalog_hits_its_tests(void **state)
     cp_catalog_free(&cat);
 }
 
+/* The built-in tqdm rule reads a step from bars counting iterations, the
+ * training loop's, and none from bars of examples (datasets' map) or
+ * bytes (a download): preparing data is no training step. */
+static void test_real_catalog_tqdm_steps(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    char err[512] = "";
+    int64_t step = -1;
+
+    cp_catalog_init(&cat);
+    if (cp_catalog_load_dir(&cat, CULPRIT_TEST_RULES) < 0)
+        fail_msg("%s", cat.error);
+    if (cp_matcher_new(&m, &cat, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    int at = cp_catalog_find(&cat, "progress.tqdm");
+    assert_true(at >= 0);
+    cp_scanner *sc = cp_matcher_scanner(m);
+#define STEP_OF(line) cp_scanner_step(sc, (uint32_t)at, line, strlen(line), &step, NULL)
+    assert_true(STEP_OF(" 23%|\xe2\x96\x88\xe2\x96\x8e       | 470/2000 [33:25<1:48:49,  4.27s/it]"));
+    assert_int_equal(step, 470);
+    assert_true(STEP_OF("Epoch 1:  45%|####5     | 45/100 [00:10<00:12,  4.40it/s, loss=2.31, v_num=0]"));
+    assert_int_equal(step, 45);
+    /* field case hr-02: datasets' map on the main process */
+    assert_false(STEP_OF("Tokenizing Prompts (num_proc=64):  92%|#########1| 328986/359152 [29:58<12:05, "
+                         "41.59 examples/s]"));
+    assert_false(STEP_OF("Downloading: 100%|##########| 1.20G/1.20G [00:40<00:00, 30.1MB/s]"));
+#undef STEP_OF
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_scan_lines, setup, teardown),
         cmocka_unit_test(test_full_line_keeps_the_heaviest),
+        cmocka_unit_test(test_real_catalog_tqdm_steps),
         cmocka_unit_test_setup_teardown(test_scan_first_and_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_ending_at_newline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scan_clears_and_grows, setup, teardown),
