@@ -1714,8 +1714,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
                         "group's first: the stall came during set-up.");
     }
     /* the wait that surfaced the stall says where it was (a store wait
-     * for a peer's key: set-up) */
-    if (d->phase == CP_PHASE_UNKNOWN && r->phase != CP_PHASE_NONE)
+     * for a peer's key: set-up), unless the ranks had been training (a
+     * store wait mid-run is for a new communicator or a peer's check) */
+    if (d->phase == CP_PHASE_UNKNOWN && r->phase != CP_PHASE_NONE &&
+        !(r->phase == CP_PHASE_INIT && any_progress(inc)))
         d->phase = r->phase;
     stall_in_kinded_phase(d, inc, before);
     if (d->first_rank >= 0) {

@@ -1686,6 +1686,36 @@ static void one_listed_rank_is_no_left_early(void **state)
     assert_int_equal(f->d.first_rank, 1);
 }
 
+/* PyTorch 1.x ranks waiting on the c10d store for a key rank 0 never
+ * writes (rwth-i6/returnn#1621: rank 0 evaluating alone): a stall. While
+ * the ranks still set up, the wait is set-up's; once they logged steps,
+ * the store wait says nothing about the phase. */
+static const char store_wait_text[] =
+    "%s"
+    "Unhandled exception <class 'RuntimeError'> in thread <_MainThread(MainThread, started 129187316453376)>, "
+    "proc 25928.\n"
+    "RuntimeError: Socket Timeout\n"
+    "Exception raised from doWait at ../torch/csrc/distributed/c10d/TCPStore.cpp:445 (most recent call "
+    "first):\n";
+
+static void store_wait_after_steps_is_no_setup_stall(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, store_wait_text,
+                       "ep 1 dev eval, step 98, min_wer -0.187, ce 0.469, fer 0.964, mem_usage:cuda:0 1.6GB\n"
+                       "ep 1 dev eval, step 99, min_wer 0.083, ce 0.286, fer 0.969, mem_usage:cuda:0 1.6GB\n");
+    assert_true(f->d.hang);
+    assert_int_not_equal(f->d.phase, CP_PHASE_INIT);
+}
+
+static void store_wait_before_steps_is_a_setup_stall(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, store_wait_text, "");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+}
+
 /* Rank 2 deadlocks between forward and backward; faulthandler's timer
  * dumps its stack (and rank 0's, waiting in backward), and ranks 0, 1, 3
  * time out in backward's all-reduce (real-68's shape). The stuck rank's
@@ -3295,6 +3325,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_the_table_leaves_out_left_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(table_with_a_signal_death_is_no_left_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(one_listed_rank_is_no_left_early, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(store_wait_after_steps_is_no_setup_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(store_wait_before_steps_is_a_setup_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_the_launcher_stopped_did_not_leave_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stuck_ranks_own_stack_outranks_where_the_others_waited, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(without_its_stack_the_waiters_phase_stands, new_fixture, free_fixture),
