@@ -1145,7 +1145,7 @@ size_t cp_frame_parse(const char *line, size_t len, cp_origin *out)
             r = peel_word(line, n, p, &st);
         else if (c == ' ' && p == 0)
             r = peel_padded_task(line, n, &st);
-        if (r == 0 && (c == ' ' || is_digit(c) || is_alpha(c)))
+        if (r == 0 && (c == ' ' || is_alnum(c)))
             r = peel_progress_bar(line, n, p);
         if (r == 0)
             break;
