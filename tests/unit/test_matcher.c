@@ -816,6 +816,17 @@ static bool hits_test_line(cp_matcher *m, cp_hit_list *hits, uint32_t rule, cons
     return false;
 }
 
+/* The built-in catalog (the source tree's rules/) and its matcher. */
+static void load_real_catalog(cp_catalog *cat, cp_matcher **m)
+{
+    char err[512] = "";
+    cp_catalog_init(cat);
+    if (cp_catalog_load_dir(cat, CULPRIT_TEST_RULES) < 0)
+        fail_msg("%s", cat->error);
+    if (cp_matcher_new(m, cat, err, sizeof err) != 0)
+        fail_msg("%s", err);
+}
+
 static void test_real_catalog_hits_its_tests(void **state)
 {
     static const size_t fill[] = { 0, 1, 15, 31, 63, 64, 65, 100, 127 };
@@ -824,13 +835,8 @@ static void test_real_catalog_hits_its_tests(void **state)
     cp_catalog cat;
     cp_matcher *m = NULL;
     cp_hit_list hits = {0};
-    char err[512] = "";
 
-    cp_catalog_init(&cat);
-    if (cp_catalog_load_dir(&cat, CULPRIT_TEST_RULES) < 0)
-        fail_msg("%s", cat.error);
-    if (cp_matcher_new(&m, &cat, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    load_real_catalog(&cat, &m);
     for (size_t i = 0; i < cat.n_rules; i++) {
         const cp_rule *r = &cat.rules[i];
         for (size_t t = 0; t < r->n_tests; t++) {
@@ -865,14 +871,9 @@ static void test_real_catalog_tqdm_steps(void **state)
     (void)state;
     cp_catalog cat;
     cp_matcher *m = NULL;
-    char err[512] = "";
     int64_t step = -1;
 
-    cp_catalog_init(&cat);
-    if (cp_catalog_load_dir(&cat, CULPRIT_TEST_RULES) < 0)
-        fail_msg("%s", cat.error);
-    if (cp_matcher_new(&m, &cat, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    load_real_catalog(&cat, &m);
     int at = cp_catalog_find(&cat, "progress.tqdm");
     assert_true(at >= 0);
     cp_scanner *sc = cp_matcher_scanner(m);
