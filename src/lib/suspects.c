@@ -591,18 +591,30 @@ bool cp_rank_exited_cleanly(const cp_incident *inc, int rank)
     return true;
 }
 
-/* The last of ranks 0..n-1 that `marked` leaves false (-1 when none), and
- * in *count how many it leaves false. */
-static int unmarked_rank(const bool *marked, int n, int *count)
+/* The one rank of 0..n-1 that `marked` leaves false; -1 when none or
+ * several are. A world no line stated is only as large as the highest
+ * rank seen: then one rank marked says too little about who else there
+ * was, and -1 too. */
+static int the_one_unmarked(const cp_incident *inc, const bool *marked, int n)
 {
-    int rank = -1;
-    *count = 0;
+    int rank = -1, count = 0;
     for (int r = 0; r < n; r++)
         if (!marked[r]) {
             rank = r;
-            (*count)++;
+            count++;
         }
+    if (count != 1 || (inc->world_size_stated < 2 && n - count < 2))
+        return -1;
     return rank;
+}
+
+/* Whether a row of the failure table died by a signal of its own
+ * (SIGFPE, SIGSEGV, SIGKILL): that rank failed on its own account, not
+ * because a peer went away. An abort (the watchdog's) or the launcher's
+ * SIGTERM can follow a peer's leaving. */
+static bool own_signal_death(const cp_table_entry *t)
+{
+    return t->signal > 0 && t->signal != 6 && t->signal != 15;
 }
 
 int cp_suspect_absent_from_table(const cp_incident *inc)
@@ -612,29 +624,18 @@ int cp_suspect_absent_from_table(const cp_incident *inc)
     int n = cp_ranks_extent(inc);
     if (n < 2 || inc->n_table == 0)
         return -1;
+    for (size_t i = 0; i < inc->n_table; i++)
+        if (own_signal_death(&inc->table[i]))
+            return -1;
     bool *listed = calloc((size_t)n, sizeof *listed);
     if (!listed)
         return -1;
-    for (size_t i = 0; i < inc->n_table; i++) {
-        const cp_table_entry *t = &inc->table[i];
-        /* a rank killed by a signal of its own (SIGFPE, SIGSEGV, SIGKILL)
-         * failed on its own account, not because a peer went away; an
-         * abort (the watchdog's) or the launcher's SIGTERM can follow one */
-        if (t->signal > 0 && t->signal != 6 && t->signal != 15) {
-            free(listed);
-            return -1;
-        }
-        if (t->rank >= 0 && t->rank < n)
-            listed[t->rank] = true;
-    }
-    int count;
-    int absent = unmarked_rank(listed, n, &count);
+    for (size_t i = 0; i < inc->n_table; i++)
+        if (inc->table[i].rank >= 0 && inc->table[i].rank < n)
+            listed[inc->table[i].rank] = true;
+    int absent = the_one_unmarked(inc, listed, n);
     free(listed);
-    /* a world no line stated is only as large as the highest rank seen:
-     * one rank listed says too little about who else there was */
-    if (inc->world_size_stated < 2 && n - count < 2)
-        return -1;
-    return count == 1 && cp_rank_exited_cleanly(inc, absent) ? absent : -1;
+    return absent >= 0 && cp_rank_exited_cleanly(inc, absent) ? absent : -1;
 }
 
 /* The only rank of a known world that printed no error while the others
@@ -664,14 +665,9 @@ int cp_suspect_silent(const cp_incident *inc, bool count_table)
     for (size_t i = 0; count_table && i < inc->n_table; i++)
         if (inc->table[i].rank >= 0 && inc->table[i].rank < n && inc->table[i].signal != 15)
             spoke[inc->table[i].rank] = true;
-    int count;
-    int silent = unmarked_rank(spoke, n, &count);
+    int silent = the_one_unmarked(inc, spoke, n);
     free(spoke);
-    /* A world no line stated is only as large as the highest rank seen:
-     * one rank that spoke says too little about who else there was. */
-    if (inc->world_size_stated < 2 && n - count < 2)
-        return -1;
-    return count == 1 ? silent : -1;
+    return silent;
 }
 
 /* Whether a stack is faulthandler's "Current thread": the thread that ran
