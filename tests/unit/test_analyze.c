@@ -1446,6 +1446,26 @@ static void watchdog_groups_do_not_compare(void **state)
     assert_false(note_has(d, "121", "127"));
 }
 
+/* A rank's flight-recorder dump request states its counters in the
+ * default group; the rank that timed out did so in a sub-group (an MoE
+ * all-to-all, PrimeIntellect-ai/prime-rl#3186): 1261 and 1438 count
+ * different groups' work, so rank 0 is not behind. */
+static const char dump_signal_other_group_text[] =
+    "[rank13]:[E804 23:05:54.516665906 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1438, OpType=ALLTOALL_BASE, NumelIn=195004416, NumelOut=195004416, Timeout(ms)=600000) ran for 600093 milliseconds before timing out.\n"
+    "[rank13]:[E804 23:05:54.517045067 ProcessGroupNCCL.cpp:2303] [PG ID 3 PG GUID d03ba143833c6bf31b072ffdb22f1745957fcbfb Rank 1]  failure detected by watchdog at work sequence id: 1438 PG status: last enqueued work: 1441, last completed work: 1437\n"
+    "[rank0]:[E804 23:05:54.817424543 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0(default_pg) Rank 0] Received a dump signal due to a collective timeout from  rank 13 and we will try our best to dump the debug info. Last enqueued NCCL work: 1261, last completed NCCL work: 1261.\n";
+
+static void dump_signal_groups_do_not_compare(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", dump_signal_other_group_text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_int_equal(d->kind, CP_KIND_NCCL_TIMEOUT);
+    assert_int_not_equal(d->first_rank, 0);
+    assert_false(note_has(d, "1261", NULL));
+}
+
 /* One rank's two reports of one timeout (as NCCL 2.x's ProcessGroupNCCL
  * prints them, musubi-tuner#77): it timed out in work 6 but had enqueued
  * up to 516, which says the rank went on, not that another was behind. */
@@ -3237,6 +3257,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(earlier_error_wins_beyond_skew, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_lowest_enqueued_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_groups_do_not_compare, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(dump_signal_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_rank_not_compared_with_itself, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_earliest_wait_is_behind, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(watchdog_same_wait_less_enqueued_is_behind, new_fixture, free_fixture),
