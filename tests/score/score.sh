@@ -24,8 +24,8 @@ case "${1:-}" in
           floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.82 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
-    # just under where the engine stood on them (284/340, 1461/1634, 315/654,
-    # 891/1172, 1627/1655; the twentieth to hundred-and-eighth batches, whose
+    # just under where the engine stood on them (310/367, 1586/1772, 356/746,
+    # 954/1274, 1766/1795; the twentieth to hundred-and-twenty-fourth batches, whose
     # threads seldom state a resolution and whose pastes seldom carry a
     # rank, brought first_rank and owner down from 0.81 and 0.52): pastes
     # often lack the rank, the phase, and the thread's resolution that
