@@ -23,11 +23,14 @@ typedef struct cp_rank_group {
     cp_rank_state state;
     const char *error;   /* borrowed from the diagnosis; may be NULL */
     char *ranks;         /* "0-2,4-4095" */
+    size_t more_ranges;  /* ranges left out of `ranks` */
     size_t count;
 } cp_rank_group;
 
-/* Caller frees with cp_rank_groups_free. Root first, then larger groups. */
-int cp_rank_groups(const cp_diagnosis *d, cp_rank_group **out, size_t *n);
+/* Caller frees with cp_rank_groups_free. Root first, then larger groups.
+ * Each group's ranks are written as at most `max_ranges` ranges (all when
+ * 0): at 16k ranks a cascade's ranges fill screens. */
+int cp_rank_groups(const cp_diagnosis *d, size_t max_ranges, cp_rank_group **out, size_t *n);
 void cp_rank_groups_free(cp_rank_group *g, size_t n);
 
 /* "rank 3", "rank 3 (node017)", or "an unknown rank" */

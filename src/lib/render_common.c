@@ -24,24 +24,28 @@ static void append_range(cp_buf *b, int lo, int hi)
         cp_buf_printf(b, "%d-%d", lo, hi);
 }
 
-static char *ranges_of(const cp_diagnosis *d, const cp_rank_group *g)
+/* The group's ranks as ranges, the first `max_ranges` of them written
+ * (all when 0) and the others counted in g->more_ranges. */
+static char *ranges_of(const cp_diagnosis *d, cp_rank_group *g, size_t max_ranges)
 {
     cp_buf b;
     cp_buf_init(&b, 1 << 20);
+    size_t n_ranges = 0;
     int lo = -1, prev = -2;
-    for (size_t i = 0; i < d->n_ranks; i++) {
-        if (!same_group(&d->ranks[i], g))
+    for (size_t i = 0; i <= d->n_ranks; i++) {
+        bool end = i == d->n_ranks;
+        if (!end && !same_group(&d->ranks[i], g))
             continue;
-        int r = d->ranks[i].rank;
-        if (r != prev + 1) {
-            if (lo >= 0)
+        int r = end ? -1 : d->ranks[i].rank;
+        if (end || r != prev + 1) {
+            if (lo >= 0 && (max_ranges == 0 || n_ranges < max_ranges))
                 append_range(&b, lo, prev);
+            n_ranges += lo >= 0;
             lo = r;
         }
         prev = r;
     }
-    if (lo >= 0)
-        append_range(&b, lo, prev);
+    g->more_ranges = max_ranges && n_ranges > max_ranges ? n_ranges - max_ranges : 0;
     return cp_buf_take(&b);
 }
 
@@ -55,7 +59,7 @@ static int group_order(const void *a, const void *b)
     return (int)x->state - (int)y->state;
 }
 
-int cp_rank_groups(const cp_diagnosis *d, cp_rank_group **out, size_t *n)
+int cp_rank_groups(const cp_diagnosis *d, size_t max_ranges, cp_rank_group **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -81,7 +85,7 @@ int cp_rank_groups(const cp_diagnosis *d, cp_rank_group **out, size_t *n)
         g[j].count++;
     }
     for (size_t j = 0; j < ng; j++)
-        g[j].ranks = ranges_of(d, &g[j]);
+        g[j].ranks = ranges_of(d, &g[j], max_ranges);
     if (ng > 1)
         qsort(g, ng, sizeof *g, group_order);
     *out = g;

@@ -6,7 +6,7 @@
 #include "ckpt.h"
 #include "render.h"
 
-enum { DEFAULT_EVIDENCE = 12, MAX_GROUPS = 20 };
+enum { DEFAULT_EVIDENCE = 12, MAX_GROUPS = 20, MAX_RANGES = 16 };
 
 static void cell(FILE *out, const char *s)
 {
@@ -66,11 +66,14 @@ static void ranks(const cp_diagnosis *d, FILE *out)
 {
     cp_rank_group *g;
     size_t n;
-    if (!d->n_ranks || cp_rank_groups(d, &g, &n) != 0)
+    if (!d->n_ranks || cp_rank_groups(d, MAX_RANGES, &g, &n) != 0)
         return;
     fprintf(out, "\n**Ranks** (%zu)\n\n", d->n_ranks);
     for (size_t i = 0; i < n && i < MAX_GROUPS; i++) {
-        fprintf(out, "- %s %s: %s", g[i].count == 1 ? "rank" : "ranks", g[i].ranks, cp_rank_state_name(g[i].state));
+        fprintf(out, "- %s %s", g[i].count == 1 ? "rank" : "ranks", g[i].ranks);
+        if (g[i].more_ranges)
+            fprintf(out, " and %zu more ranges (%zu ranks)", g[i].more_ranges, g[i].count);
+        fprintf(out, ": %s", cp_rank_state_name(g[i].state));
         if (g[i].error) {
             fputs(" - ", out);
             cell(out, g[i].error);

@@ -434,7 +434,7 @@ static void test_text_4096_ranks(void **state)
 
     cp_rank_group *g = NULL;
     size_t n = 0;
-    assert_int_equal(cp_rank_groups(&d, &g, &n), 0);
+    assert_int_equal(cp_rank_groups(&d, 0, &g, &n), 0);
     assert_int_equal(n, 2);
     assert_int_equal(g[0].state, CP_RS_ROOT);
     assert_string_equal(g[0].ranks, "17");
@@ -445,6 +445,62 @@ static void test_text_4096_ranks(void **state)
     assert_int_equal(g[1].count, 4095);
     assert_string_equal(g[1].error, "NCCL watchdog timeout");
     cp_rank_groups_free(g, n);
+    cp_diagnosis_free(&d);
+}
+
+/* The length of the line of `out` that holds `needle` (0 when none). */
+static size_t line_length_of(const char *out, const char *needle)
+{
+    const char *at = strstr(out, needle);
+    if (!at)
+        return 0;
+    while (at > out && at[-1] != '\n')
+        at--;
+    return strcspn(at, "\n");
+}
+
+/* At 16k ranks a cascade with ranks of other states among it is thousands
+ * of ranges: the reports write a few and count the rest. */
+static void test_rank_ranges_capped(void **state)
+{
+    (void)state;
+    cp_diagnosis d;
+    make_failed(&d);
+    add_ranks(&d, 16384, 17, CP_RS_CASCADE, "NCCL watchdog timeout");
+    for (int i = 3; i < 16384; i += 7)   /* 2340 ranks that ended well */
+        if (i != 17) {
+            d.ranks[i].state = CP_RS_OK;
+            free(d.ranks[i].first_error);
+            d.ranks[i].first_error = NULL;
+        }
+
+    cp_rank_group *g = NULL;
+    size_t n = 0;
+    assert_int_equal(cp_rank_groups(&d, 4, &g, &n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(g[1].state, CP_RS_CASCADE);
+    assert_string_equal(g[1].ranks, "0-2,4-9,11-16,18-23");
+    assert_int_equal(g[1].more_ranges, 2341 - 4);
+    assert_int_equal(g[1].count, 16384 - 2340 - 1);
+    assert_int_equal(g[2].more_ranges, 2340 - 4);
+    cp_rank_groups_free(g, n);
+    /* 0: every range */
+    assert_int_equal(cp_rank_groups(&d, 0, &g, &n), 0);
+    assert_int_equal(g[1].more_ranges, 0);
+    assert_non_null(strstr(g[1].ranks, ",16370-16375,16377-16382"));
+    cp_rank_groups_free(g, n);
+
+    char *out = render(cp_render_text, &d, NULL);
+    const char *want = "  ranks 0-2,4-9,11-16,18-23,25-30,32-37,39-44,46-51 and 2333 more ranges (14043 ranks): "
+                       "cascade - NCCL watchdog timeout\n";
+    if (!strstr(out, want))
+        fail_msg("capped cascade line missing:\n%s", out);
+    assert_true(line_length_of(out, ": ok") < 120);
+    free(out);
+    out = render(cp_render_markdown, &d, NULL);
+    assert_non_null(strstr(out, "- ranks 0-2,4-9,"));
+    assert_non_null(strstr(out, ",102-107 and 2325 more ranges (14043 ranks): cascade"));
+    free(out);
     cp_diagnosis_free(&d);
 }
 
@@ -478,7 +534,7 @@ static void test_rank_groups_order(void **state)
 
     cp_rank_group *g = NULL;
     size_t n = 0;
-    assert_int_equal(cp_rank_groups(&d, &g, &n), 0);
+    assert_int_equal(cp_rank_groups(&d, 0, &g, &n), 0);
     assert_int_equal(n, 5);
     /* root first, then larger groups, then by state */
     assert_int_equal(g[0].state, CP_RS_ROOT);
@@ -505,7 +561,7 @@ static void test_rank_groups_order(void **state)
 
     /* a root that is not the smallest group still comes first */
     set_row(&d, 0, CP_RS_ROOT, "CUDA out of memory");
-    assert_int_equal(cp_rank_groups(&d, &g, &n), 0);
+    assert_int_equal(cp_rank_groups(&d, 0, &g, &n), 0);
     assert_int_equal(g[0].state, CP_RS_ROOT);
     assert_string_equal(g[0].ranks, "0,3");
     assert_int_equal(g[0].count, 2);
@@ -513,7 +569,7 @@ static void test_rank_groups_order(void **state)
 
     cp_diagnosis_free(&d);
     /* no ranks, no groups */
-    assert_int_equal(cp_rank_groups(&d, &g, &n), 0);
+    assert_int_equal(cp_rank_groups(&d, 0, &g, &n), 0);
     assert_int_equal(n, 0);
     cp_rank_groups_free(g, n);
 }
@@ -679,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_text_max_evidence),
         cmocka_unit_test(test_text_4096_ranks),
         cmocka_unit_test(test_rank_groups_order),
+        cmocka_unit_test(test_rank_ranges_capped),
         cmocka_unit_test(test_describe_rank),
         cmocka_unit_test(test_markdown_escapes_cells),
         cmocka_unit_test(test_markdown_fence),
