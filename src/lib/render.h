@@ -32,6 +32,9 @@ typedef struct cp_rank_group {
  * 0): at 16k ranks a cascade's ranges fill screens. */
 int cp_rank_groups(const cp_diagnosis *d, size_t max_ranges, cp_rank_group **out, size_t *n);
 void cp_rank_groups_free(cp_rank_group *g, size_t n);
+/* "rank 17", "ranks 0-16,18-4095", or with ranges left out "ranks 0-2,4-9
+ * and 2333 more ranges (14043 ranks)": a group's ranks as reports say them. */
+void cp_rank_group_ranks(FILE *out, const cp_rank_group *g);
 
 /* "rank 3", "rank 3 (node017)", or "an unknown rank" */
 void cp_describe_rank(const cp_diagnosis *d, char *buf, size_t n);

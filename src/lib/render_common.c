@@ -24,6 +24,15 @@ static void append_range(cp_buf *b, int lo, int hi)
         cp_buf_printf(b, "%d-%d", lo, hi);
 }
 
+/* Writes lo-hi as the next range while fewer than `max_ranges` are
+ * written (any number when 0), and counts it either way. */
+static void add_range(cp_buf *b, int lo, int hi, size_t max_ranges, size_t *n_ranges)
+{
+    if (max_ranges == 0 || *n_ranges < max_ranges)
+        append_range(b, lo, hi);
+    (*n_ranges)++;
+}
+
 /* The group's ranks as ranges, the first `max_ranges` of them written
  * (all when 0) and the others counted in g->more_ranges. */
 static char *ranges_of(const cp_diagnosis *d, cp_rank_group *g, size_t max_ranges)
@@ -32,19 +41,19 @@ static char *ranges_of(const cp_diagnosis *d, cp_rank_group *g, size_t max_range
     cp_buf_init(&b, 1 << 20);
     size_t n_ranges = 0;
     int lo = -1, prev = -2;
-    for (size_t i = 0; i <= d->n_ranks; i++) {
-        bool end = i == d->n_ranks;
-        if (!end && !same_group(&d->ranks[i], g))
+    for (size_t i = 0; i < d->n_ranks; i++) {
+        if (!same_group(&d->ranks[i], g))
             continue;
-        int r = end ? -1 : d->ranks[i].rank;
-        if (end || r != prev + 1) {
-            if (lo >= 0 && (max_ranges == 0 || n_ranges < max_ranges))
-                append_range(&b, lo, prev);
-            n_ranges += lo >= 0;
+        int r = d->ranks[i].rank;
+        if (r != prev + 1) {
+            if (lo >= 0)
+                add_range(&b, lo, prev, max_ranges, &n_ranges);
             lo = r;
         }
         prev = r;
     }
+    if (lo >= 0)
+        add_range(&b, lo, prev, max_ranges, &n_ranges);
     g->more_ranges = max_ranges && n_ranges > max_ranges ? n_ranges - max_ranges : 0;
     return cp_buf_take(&b);
 }
@@ -91,6 +100,13 @@ int cp_rank_groups(const cp_diagnosis *d, size_t max_ranges, cp_rank_group **out
     *out = g;
     *n = ng;
     return 0;
+}
+
+void cp_rank_group_ranks(FILE *out, const cp_rank_group *g)
+{
+    fprintf(out, "%s %s", g->count == 1 ? "rank" : "ranks", g->ranks);
+    if (g->more_ranges)
+        fprintf(out, " and %zu more ranges (%zu ranks)", g->more_ranges, g->count);
 }
 
 void cp_rank_groups_free(cp_rank_group *g, size_t n)

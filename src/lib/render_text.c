@@ -76,9 +76,8 @@ static void ranks(const cp_diagnosis *d, FILE *out, const style *s)
         return;
     fprintf(out, "\n%sRanks%s (%zu)\n", s->bold, s->reset, d->n_ranks);
     for (size_t i = 0; i < n && i < MAX_GROUPS; i++) {
-        fprintf(out, "  %s %s", g[i].count == 1 ? "rank" : "ranks", g[i].ranks);
-        if (g[i].more_ranges)
-            fprintf(out, " and %zu more ranges (%zu ranks)", g[i].more_ranges, g[i].count);
+        fputs("  ", out);
+        cp_rank_group_ranks(out, &g[i]);
         fprintf(out, ": %s", cp_rank_state_name(g[i].state));
         if (g[i].error)
             fprintf(out, " - %s", g[i].error);
