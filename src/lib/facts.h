@@ -107,8 +107,9 @@ const char *cp_suspect_named_how(const cp_incident *inc, int rank);
 const cp_event *cp_suspect_named_by(const cp_incident *inc, int rank);
 int cp_suspect_lagging(const cp_incident *inc, int64_t *low, int64_t *high);
 /* What the ranks' timed-out collectives (nccl_timeout events' optype,
- * and numel where every rank's input has one size) say, when they all
- * stopped at the same sequence number (or name none):
+ * and numel where every rank's input has one size) say about the work
+ * (sequence number) in which the most ranks stopped, when their reports
+ * there name one process group (PG number, timeout):
  *  - odd: the timeout of the one rank in another collective (another
  *    type, or size) than at least two others that agree (usual: one of
  *    theirs): the ranks were blocked in different collectives, and this

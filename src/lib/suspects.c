@@ -117,17 +117,39 @@ const cp_event *cp_suspect_named_by(const cp_incident *inc, int rank)
     return strongest_naming(inc, rank, false);
 }
 
-/* Whether an event's process group (its "pg" capture: the watchdog's
- * "[PG 3 Rank 1]", a Flight Recorder report's "in PG 3") differs from the
- * one seen so far, which it becomes when none was. */
-static bool other_group(const cp_event *e, int64_t *group)
+/* The process group a report is in, as far as it says: the watchdog's
+ * "[PG 3 Rank 1]" or a Flight Recorder report's "in PG 3" (pg), and the
+ * group's timeout (a watchdog's "Timeout(ms)=600000"), which every work
+ * of one group shares. -1 where the line does not say. */
+typedef struct group_key {
+    int64_t pg, timeout_ms;
+} group_key;
+
+static group_key group_of(const cp_event *e)
 {
-    int64_t pg = cap_i64(&e->caps, "pg", -1);
-    if (pg < 0)
-        return false;
-    if (*group < 0)
-        *group = pg;
-    return pg != *group;
+    return (group_key){cap_i64(&e->caps, "pg", -1), cap_i64(&e->caps, "timeout_ms", -1)};
+}
+
+static bool differs(int64_t a, int64_t b)
+{
+    return a >= 0 && b >= 0 && a != b;
+}
+
+/* Whether an event's process group differs from the one seen so far,
+ * which takes what the event says where it said nothing yet. Two
+ * timeouts of another length are another group as surely as another
+ * PG number: old watchdog lines name no group, and a job's data- and
+ * tensor-parallel groups are often given different timeouts. */
+static bool other_group(const cp_event *e, group_key *group)
+{
+    group_key g = group_of(e);
+    if (differs(g.pg, group->pg) || differs(g.timeout_ms, group->timeout_ms))
+        return true;
+    if (group->pg < 0)
+        group->pg = g.pg;
+    if (group->timeout_ms < 0)
+        group->timeout_ms = g.timeout_ms;
+    return false;
 }
 
 /* Where one rank is in its collectives, from its own reports: the work
@@ -162,7 +184,7 @@ static ptrdiff_t rank_positions(const cp_incident *inc, rank_position **out)
 {
     rank_position *p = malloc((inc->n_events ? inc->n_events : 1) * sizeof *p);
     size_t n = 0;
-    int64_t group = -1;
+    group_key group = {-1, -1};
     *out = p;
     if (!p)
         return -1;
@@ -292,6 +314,7 @@ typedef struct rank_op {
     size_t order;    /* the event's index: a rank's first timeout comes first */
     const char *op;
     int64_t numel;   /* its NumelIn, or -1 when the line does not say */
+    int64_t seq;     /* -1 when the line does not say */
 } rank_op;
 
 /* Collectives whose input has one size on every rank of the group. Not
@@ -393,28 +416,79 @@ static const char *timed_out_collective(const cp_incident *inc, const cp_event *
     return cp_capset_get(&e->caps, "optype");
 }
 
+/* Orders timeouts by the work they stopped in, then by rank and order,
+ * so that each work's timeouts form one run. */
+static int by_seq_then_rank(const void *a, const void *b)
+{
+    const rank_op *x = a, *y = b;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return by_rank_then_order(a, b);
+}
+
+static size_t ranks_in_run(const rank_op *ops, size_t n)
+{
+    size_t ranks = n > 0;
+    for (size_t i = 1; i < n; i++)
+        ranks += ops[i].rank != ops[i - 1].rank;
+    return ranks;
+}
+
+/* The run of timeouts (ops sorted by sequence number) in the one work
+ * where the most ranks stopped: *start and the count. Ranks stopped at
+ * one work of one group called the same collective there, or the job was
+ * broken; a rank at another work is the lagging rank's case
+ * (cp_suspect_lagging), or in another group, and does not compare. */
+static size_t busiest_work(const rank_op *ops, size_t n, size_t *start)
+{
+    size_t best = 0, best_ranks = 0;
+    *start = 0;
+    for (size_t i = 0, end; i < n; i = end) {
+        for (end = i + 1; end < n && ops[end].seq == ops[i].seq; end++)
+            ;
+        size_t ranks = ranks_in_run(ops + i, end - i);
+        if (ranks > best_ranks) {
+            best_ranks = ranks;
+            best = end - i;
+            *start = i;
+        }
+    }
+    return best;
+}
+
+/* Whether the timeouts name two process groups: their numbers then
+ * happen to be equal and say nothing about each other. */
+static bool two_groups(const rank_op *ops, size_t n)
+{
+    group_key group = {-1, -1};
+    for (size_t i = 0; i < n; i++)
+        if (other_group(ops[i].e, &group))
+            return true;
+    return false;
+}
+
 bool cp_suspect_collectives(const cp_incident *inc, cp_collectives *out)
 {
     memset(out, 0, sizeof *out);
     rank_op *ops = malloc((inc->n_events ? inc->n_events : 1) * sizeof *ops);
+    if (!ops)
+        return false;
     size_t n = 0;
-    int64_t seq = INT64_MIN;
-    bool ok = ops != NULL;
-    for (size_t i = 0; ok && i < inc->n_events; i++) {
+    for (size_t i = 0; i < inc->n_events; i++) {
         const cp_event *e = &inc->events[i];
         const char *op = timed_out_collective(inc, e);
         int rank = event_rank(inc, e);
         if (!op || rank < 0)
             continue;
-        int64_t s = cap_i64(&e->caps, "seq", -1);
-        if (seq != INT64_MIN && s != seq)
-            ok = false;   /* different points: the lagging rank's case */
-        seq = s;
-        ops[n++] = (rank_op){e, rank, i, op, same_size_everywhere(op) ? cap_i64(&e->caps, "numel", -1) : -1};
+        int64_t numel = same_size_everywhere(op) ? cap_i64(&e->caps, "numel", -1) : -1;
+        ops[n++] = (rank_op){e, rank, i, op, numel, cap_i64(&e->caps, "seq", -1)};
     }
-    ok = ok && one_per_rank(ops, &n);
-    if (ok && !(out->odd = odd_one(ops, n, &out->usual)))
-        two_types(ops, n, &out->split_a, &out->split_b);
+    qsort(ops, n, sizeof *ops, by_seq_then_rank);
+    size_t start;
+    size_t count = busiest_work(ops, n, &start);
+    rank_op *at = ops + start;
+    if (!two_groups(at, count) && one_per_rank(at, &count) && !(out->odd = odd_one(at, count, &out->usual)))
+        two_types(at, count, &out->split_a, &out->split_b);
     free(ops);
     return out->odd || out->split_a;
 }

@@ -283,6 +283,60 @@ static void sizes_that_differ_are_different_collectives(void **state)
     assert_true(note_has(&f->d, "ALLREDUCE of 419044352 elements", "ALLREDUCE of 406069248 elements"));
 }
 
+/* FlagEmbedding#764, shortened: ranks 2 and 0 time out in ALLGATHERs of
+ * different sizes at work 6207, rank 1 in work 6206, and rank 0 also in
+ * an ALLREDUCE of another group (another timeout) at work 6029. Work 6207
+ * is where most ranks stopped, and there they called different
+ * collectives; the other group's lower number makes no rank a laggard. */
+static void sizes_differ_where_most_ranks_stopped(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank2]:[E ProcessGroupNCCL.cpp:523] [Rank 2] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=6207, OpType=ALLGATHER, NumelIn=48128, NumelOut=192512, Timeout(ms)=1800000) "
+                 "ran for 1800644 milliseconds before timing out.\n"
+                 "[rank0]:[E ProcessGroupNCCL.cpp:523] [Rank 0] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=6207, OpType=ALLGATHER, NumelIn=49152, NumelOut=196608, Timeout(ms)=1800000) "
+                 "ran for 1800838 milliseconds before timing out.\n"
+                 "[rank0]:[E ProcessGroupNCCL.cpp:523] [Rank 0] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=6029, OpType=ALLREDUCE, NumelIn=65084417, NumelOut=65084417, Timeout(ms)=600000) "
+                 "ran for 1801622 milliseconds before timing out.\n"
+                 "[rank1]:[E ProcessGroupNCCL.cpp:523] [Rank 1] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=6206, OpType=ALLGATHER, NumelIn=8192, NumelOut=32768, Timeout(ms)=1800000) "
+                 "ran for 1801713 milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.first_rank, -1);
+    assert_int_equal(f->d.kind, CP_KIND_COLLECTIVE_MISMATCH);
+    assert_string_equal(f->d.rule_id, "engine.collectives_differ");
+    assert_true(note_has(&f->d, "ALLGATHER of 48128 elements", "ALLGATHER of 49152 elements"));
+}
+
+/* Reconstruction: two timeouts at one number in groups of different
+ * timeouts are two groups' works, whose sizes need not agree, and whose
+ * numbers say nothing about which rank is behind. */
+static void timeouts_of_two_groups_do_not_compare(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank0]:[E ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=41, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) "
+                 "ran for 600360 milliseconds before timing out.\n"
+                 "[rank1]:[E ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=41, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=1800000) "
+                 "ran for 1800413 milliseconds before timing out.\n"
+                 "[rank2]:[E ProcessGroupNCCL.cpp:632] [Rank 2] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=1800000) "
+                 "ran for 1800413 milliseconds before timing out.\n"
+                 "[rank3]:[E ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught collective operation timeout: "
+                 "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) "
+                 "ran for 600360 milliseconds before timing out.\n");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+    assert_int_equal(f->d.first_rank, -1);
+    assert_false(note_has(&f->d, "different collectives", NULL));
+    assert_false(note_has(&f->d, "is behind the other ranks", NULL));
+}
+
 /* All-to-all inputs differ in size across ranks by design (uneven
  * splits): sizes alone say nothing there. */
 static void alltoall_sizes_do_not_differ(void **state)
@@ -3221,6 +3275,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(type_cut_by_the_paste_is_not_another_collective, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_that_differ_are_different_collectives, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(sizes_differ_where_most_ranks_stopped, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(timeouts_of_two_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(alltoall_sizes_do_not_differ, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(early_barrier_timeout_is_startup, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(early_scalar_broadcast_timeout_is_startup, new_fixture, free_fixture),
