@@ -607,6 +607,51 @@ static int ranks_with_the_same_error(const cp_incident *inc, const cp_event *roo
     return ranks;
 }
 
+/* The diagnosis takes rule r's id, texts and kind, and its owner and
+ * phase where r fixes them. */
+static void name_by_rule(cp_diagnosis *d, const cp_rule *r)
+{
+    free(d->rule_id);
+    free(d->title);
+    free(d->means);
+    free(d->action);
+    copy_rule_texts(d, r);
+    d->kind = r->kind;
+    if (r->owner != CP_OWNER_AUTO)
+        d->owner = r->owner;
+    if (r->phase != CP_PHASE_NONE)
+        d->phase = r->phase;
+}
+
+/* Texts of a conclusion the engine reached (rules/90-conclusions.rules);
+ * kept as they are when the catalog lacks the rule. */
+static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
+{
+    int at = cp_catalog_find(inc->cat, id);
+    if (at >= 0)
+        name_by_rule(d, &inc->cat->rules[at]);
+}
+
+/* An exception no rule knows (py.exception) raised while a checkpoint was
+ * being saved or loaded: what failed is the checkpoint, and whether it is
+ * usable is the question that follows, so the verdict is a checkpoint
+ * failure (engine.checkpoint_exception); the exception stays the
+ * signature, and owner and phase stay as the frames gave them. */
+static void exception_in_checkpoint(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
+{
+    int generic = cp_catalog_find(inc->cat, "py.exception");
+    if (generic < 0 || root->rule != (uint32_t)generic ||
+        (d->phase != CP_PHASE_CHECKPOINT_SAVE && d->phase != CP_PHASE_CHECKPOINT_LOAD))
+        return;
+    cp_owner owner = d->owner;
+    cp_phase phase = d->phase;
+    conclude(d, inc, "engine.checkpoint_exception");
+    d->owner = owner;
+    d->phase = phase;
+    cp_diag_note(d, "The exception was raised during a checkpoint %s, which it stopped.",
+                 phase == CP_PHASE_CHECKPOINT_SAVE ? "save" : "load");
+}
+
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);
@@ -632,6 +677,7 @@ static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_
     d->signature = cp_strdup(root->text ? root->text : "");
     d->first_time = cp_format_time(inc, &root->origin.time);
     copy_rule_texts(d, r);
+    exception_in_checkpoint(d, inc, root);
     add_evidence(d, inc, root);
     d->confidence = (r->weight >= 40 ? 85 : 65) - doubt;
     if (!timed(&root->origin.time))
@@ -978,30 +1024,6 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
     return -1;
 }
 
-/* The diagnosis takes rule r's id, texts and kind, and its owner and
- * phase where r fixes them. */
-static void name_by_rule(cp_diagnosis *d, const cp_rule *r)
-{
-    free(d->rule_id);
-    free(d->title);
-    free(d->means);
-    free(d->action);
-    copy_rule_texts(d, r);
-    d->kind = r->kind;
-    if (r->owner != CP_OWNER_AUTO)
-        d->owner = r->owner;
-    if (r->phase != CP_PHASE_NONE)
-        d->phase = r->phase;
-}
-
-/* Texts of a conclusion the engine reached (rules/90-conclusions.rules);
- * kept as they are when the catalog lacks the rule. */
-static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
-{
-    int at = cp_catalog_find(inc->cat, id);
-    if (at >= 0)
-        name_by_rule(d, &inc->cat->rules[at]);
-}
 
 /* Ranks stopped at one collective sequence number in different types of
  * collective, none of them alone: both sides as evidence. */

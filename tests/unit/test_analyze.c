@@ -283,6 +283,42 @@ static void sizes_that_differ_are_different_collectives(void **state)
     assert_true(note_has(&f->d, "ALLREDUCE of 419044352 elements", "ALLREDUCE of 406069248 elements"));
 }
 
+/* DeepSpeedExamples#372: an exception no rule names, raised inside the
+ * save (save_hf_format): the checkpoint is what failed. The same
+ * exception in a forward stays a Python exception. */
+static void unnamed_exception_in_a_save_is_a_checkpoint_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"main.py\", line 334, in main\n"
+                 "    save_hf_format(model, tokenizer, args)\n"
+                 "  File \".../applications/DeepSpeed-Chat/training/utils/utils.py\", line 51, in save_hf_format\n"
+                 "    os.makedirs(output_dir)\n"
+                 "  File \"/usr/lib/python3.8/os.py\", line 223, in makedirs\n"
+                 "    mkdir(name, mode)\n"
+                 "FileExistsError: [Errno 17] File exists: '.../output/actor/'\n");
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_IO);
+    assert_string_equal(f->d.rule_id, "engine.checkpoint_exception");
+    assert_non_null(strstr(f->d.signature, "FileExistsError"));
+    assert_true(note_has(&f->d, "during a checkpoint save", NULL));
+    free_fixture(state);
+    new_fixture(state);
+    f = *state;
+    diagnose_one(f, "train.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"train.py\", line 88, in training_step\n"
+                 "    logits = model(batch)\n"
+                 "  File \"/usr/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1501, in _call_impl\n"
+                 "    return forward_call(*args, **kwargs)\n"
+                 "  File \"model.py\", line 40, in forward\n"
+                 "    os.makedirs(out_dir)\n"
+                 "FileExistsError: [Errno 17] File exists: 'out/'\n");
+    assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_string_not_equal(f->d.rule_id, "engine.checkpoint_exception");
+}
+
 /* FlagEmbedding#764, shortened: ranks 2 and 0 time out in ALLGATHERs of
  * different sizes at work 6207, rank 1 in work 6206, and rank 0 also in
  * an ALLREDUCE of another group (another timeout) at work 6029. Work 6207
@@ -2322,7 +2358,8 @@ static void cut_frame_naming_a_library_is_the_frameworks(void **state)
                  "_get_zero_param_shapes\n"
                  "    ) == 2 else self.optimizer.fp16_groups\n"
                  "AttributeError: 'BF16_Optimizer' object has no attribute 'fp16_groups'\n");
-    assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+    /* raised in the save (_get_zero_param_shapes): a checkpoint failure */
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_IO);
     assert_int_equal(f->d.owner, CP_OWNER_FRAMEWORK);
 }
 
@@ -3275,6 +3312,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(type_cut_by_the_paste_is_not_another_collective, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_that_differ_are_different_collectives, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(unnamed_exception_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_differ_where_most_ranks_stopped, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(timeouts_of_two_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(alltoall_sizes_do_not_differ, new_fixture, free_fixture),

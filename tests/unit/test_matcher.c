@@ -891,6 +891,33 @@ static void test_real_catalog_tqdm_steps(void **state)
     cp_catalog_free(&cat);
 }
 
+/* Lines that look like a rule's but are not its failure: NCCL names the
+ * optional rdma-core verbs an older libmlx5 lacks ("undefined symbol"),
+ * which no loader error is (NVIDIA/nccl#2213). */
+static void test_real_catalog_leaves_lookalikes(void **state)
+{
+    (void)state;
+    text_buf buf = { NULL, 0 };
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    cp_hit_list hits = {0};
+
+    load_real_catalog(&cat, &m);
+    int at = cp_catalog_find(&cat, "deepspeed.op_import_failed");
+    assert_true(at >= 0);
+    assert_false(hits_test_line(m, &hits, (uint32_t)at,
+                                "dlvsym failed on mlx5dv_reg_dmabuf_mr - /lib/aarch64-linux-gnu/libmlx5.so: undefined "
+                                "symbol: mlx5dv_reg_dmabuf_mr, version MLX5_1.25",
+                                0, 0, &buf));
+    assert_true(hits_test_line(m, &hits, (uint32_t)at,
+                               "ImportError: /opt/x/flash_attn_2_cuda.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+                               0, 0, &buf));
+    free(buf.data);
+    cp_hit_list_free(&hits);
+    cp_matcher_free(m);
+    cp_catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -916,6 +943,7 @@ int main(void)
         cmocka_unit_test(test_empty_catalog),
         cmocka_unit_test(test_library_rule_reads_paths_not_lines),
         cmocka_unit_test(test_real_catalog_hits_its_tests),
+        cmocka_unit_test(test_real_catalog_leaves_lookalikes),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
