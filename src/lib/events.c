@@ -273,6 +273,23 @@ static void add_frame_evidence(cp_event *e, int stream, bool innermost_first)
     }
 }
 
+/* A native frame (C++'s "frame #3: c10d::...", which names no Python
+ * file) was kept for the rules' if_frame, which chose the event's rule in
+ * finalize, and nothing reads its line again; at thousands of ranks each
+ * watchdog's twenty native frames were the bulk of a cascade's memory. A
+ * stack that no rule named keeps them: a `cut` rule may still read them. */
+static void drop_native_frame_texts(cp_event *e)
+{
+    if (e->rule == CP_RULE_STACK)
+        return;
+    for (size_t i = 0; i < e->n_frames; i++) {
+        if (e->frames[i].file)
+            continue;
+        free(e->frames[i].text);
+        e->frames[i].text = NULL;
+    }
+}
+
 /* The key line is usually among the evidence too (a one-line NCCL
  * timeout is both): the event then uses the evidence's copy instead of
  * keeping a second one, megabytes in a cascade over thousands of ranks. */
@@ -350,6 +367,7 @@ static void finalize(cp_incident *inc, stream_scan *st, block *b, bool at_end)
                 add_evidence(e, st->index, b->cand[i].line, b->cand[i].text);
         if (stack_only || inc->cat->rules[e->rule].role == CP_ROLE_ROOT)
             add_frame_evidence(e, st->index, stack_only);
+        drop_native_frame_texts(e);
         share_key_text(e);
         /* No time of its own: the last time before it, else the first
          * after it (note_time fills that in later). */

@@ -389,7 +389,10 @@ static void cpp_stack_joins_event_above(void **state)
     assert_true(e->has_traceback);
     assert_int_equal(e->n_frames, 4);
     assert_string_equal(e->frames[0].func, "c10::Error::Error(c10::SourceLocation,");
-    assert_non_null(strstr(e->frames[2].text, "watchdogHandler"));
+    assert_string_equal(e->frames[2].func, "c10d::ProcessGroupNCCL::watchdogHandler()");
+    /* the rule is chosen: native frames keep their function, not their line */
+    for (size_t i = 0; i < e->n_frames; i++)
+        assert_null(e->frames[i].text);
     assert_string_equal(cp_capset_get(&e->caps, "seq"), "6075");
     assert_true(has_evidence_line(e, 1, "Watchdog caught collective operation timeout"));
     assert_true(has_evidence_line(e, 3, "what():"));
