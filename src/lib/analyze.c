@@ -1024,7 +1024,6 @@ static int choose_hang_rank(cp_diagnosis *d, const cp_incident *inc, const hang_
     return -1;
 }
 
-
 /* Ranks stopped at one collective sequence number in different types of
  * collective, none of them alone: both sides as evidence. */
 static void note_split(cp_diagnosis *d, const cp_incident *inc, const cp_collectives *ops)

@@ -18,7 +18,7 @@ typedef struct cp_capset {
     char *packed;   /* n "name\0value\0" pairs; NULL when n == 0 */
     uint32_t size;  /* bytes of packed */
     uint16_t n;
-    /* one bit per name present (cp_capset_name_bit): the analysis asks
+    /* one bit per name present (capset.c's name_bit): the analysis asks
      * every event of a 16k-rank cascade for names few of them have, and
      * a clear bit answers without walking the pairs */
     uint16_t names;
