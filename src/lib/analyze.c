@@ -636,20 +636,17 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
  * being saved or loaded: what failed is the checkpoint, and whether it is
  * usable is the question that follows, so the verdict is a checkpoint
  * failure (engine.checkpoint_exception); the exception stays the
- * signature, and owner and phase stay as the frames gave them. */
+ * signature, and owner and phase stay as the frames gave them (the
+ * conclusion fixes neither). */
 static void exception_in_checkpoint(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     int generic = cp_catalog_find(inc->cat, "py.exception");
     if (generic < 0 || root->rule != (uint32_t)generic ||
         (d->phase != CP_PHASE_CHECKPOINT_SAVE && d->phase != CP_PHASE_CHECKPOINT_LOAD))
         return;
-    cp_owner owner = d->owner;
-    cp_phase phase = d->phase;
     conclude(d, inc, "engine.checkpoint_exception");
-    d->owner = owner;
-    d->phase = phase;
     cp_diag_note(d, "The exception was raised during a checkpoint %s, which it stopped.",
-                 phase == CP_PHASE_CHECKPOINT_SAVE ? "save" : "load");
+                 d->phase == CP_PHASE_CHECKPOINT_SAVE ? "save" : "load");
 }
 
 static void verdict_from_root(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
