@@ -1578,6 +1578,20 @@ static void verdict_from_logged_error(cp_diagnosis *d, const cp_incident *inc, c
                  d->first_rank, d->signature);
 }
 
+/* The scheduler ended the job (its time limit, scancel) while the ranks
+ * were still setting up their process group: the end says nothing of a
+ * cause, the set-up that never finished does (verdict_from_setup). */
+static void verdict_from_ended_setup(cp_diagnosis *d, const cp_incident *inc, const cp_event *setup)
+{
+    char *ended = d->signature;
+    free(d->first_time);
+    d->signature = NULL;
+    d->first_time = NULL;
+    verdict_from_setup(d, inc, setup);
+    cp_diag_note(d, "The job was ended from outside while the ranks were still setting up: %s", ended);
+    free(ended);
+}
+
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
 {
     const cp_rule *r = rule_of(inc, first);
@@ -1649,6 +1663,11 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
             /* the scheduler ended a run that had already stopped */
             d->kind = CP_KIND_NONE;
             verdict_from_stall(d, inc, &st);
+            return;
+        }
+        const cp_event *setup = r->kind == CP_KIND_UNKNOWN ? unfinished_setup(inc) : NULL;
+        if (setup) {
+            verdict_from_ended_setup(d, inc, setup);
             return;
         }
         d->first_rank = event_rank(inc, first);

@@ -1438,6 +1438,27 @@ static void input_ending_in_setup_is_a_setup_stall(void **state)
     assert_int_equal(row_of(d, 5)->state, CP_RS_SILENT);
 }
 
+/* Lightning-AI/torchmetrics#2300: the same wait, ended by Slurm
+ * cancelling the job. The cancellation is no cause; the set-up that never
+ * finished is the verdict, and the cancellation a note. */
+static void setup_ended_by_the_scheduler_is_a_setup_stall(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "slurm-168885.out",
+                 "[rank: 0] Global seed set to 42\n"
+                 "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/96\n"
+                 "slurmstepd: error: *** JOB 168885 ON scn67-10g CANCELLED AT 2023-08-31T18:04:42 ***\n");
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->failed);
+    assert_true(d->hang);
+    assert_string_equal(d->rule_id, "engine.setup_unfinished");
+    assert_int_equal(d->kind, CP_KIND_RENDEZVOUS_ERROR);
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+    assert_string_equal(d->signature, "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/96");
+    assert_true(note_has(d, "ranks 1-95 printed no set-up line", NULL));
+    assert_true(note_has(d, "ended from outside", "CANCELLED AT"));
+}
+
 /* The same lines, then training steps: set-up finished, nothing failed. */
 static void setup_followed_by_steps_is_no_failure(void **state)
 {
@@ -3311,6 +3332,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(input_ending_in_setup_is_a_setup_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(setup_ended_by_the_scheduler_is_a_setup_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(setup_followed_by_steps_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(type_cut_by_the_paste_is_not_another_collective, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
