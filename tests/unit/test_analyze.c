@@ -1462,6 +1462,55 @@ static void setup_ended_by_the_scheduler_is_a_setup_stall(void **state)
     assert_true(note_has(d, "ended from outside", "CANCELLED AT"));
 }
 
+/* ---- a run the scheduler ended long after its last step ------------------ */
+
+/* Every rank logged step 120 at 10:00 and nothing after; Slurm ended the
+ * job at its time limit at 10:40 (Slurm's step id "4242.0" is no training
+ * step). */
+static void quiet_end_text(char *buf, size_t len, const char *ended_at)
+{
+    snprintf(buf, len,
+             "0: [2026-11-29 10:00:01,000] [INFO] [rank0] step 120 | loss 2.01\n"
+             "1: [2026-11-29 10:00:01,050] [INFO] [rank1] step 120 | loss 2.03\n"
+             "slurmstepd: error: *** STEP 4242.0 ON node001 CANCELLED AT %s DUE TO TIME LIMIT ***\n",
+             ended_at);
+}
+
+static void time_limit_long_after_the_last_step_is_a_stall(void **state)
+{
+    fixture *f = *state;
+    char text[512];
+    quiet_end_text(text, sizeof text, "2026-11-29T10:40:03");
+    diagnose_one(f, "slurm-4242.out", text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_string_equal(d->rule_id, "engine.stalled_before_end");
+    assert_int_equal(d->kind, CP_KIND_NCCL_TIMEOUT);
+    assert_int_equal(d->first_rank, -1);
+    assert_true(note_has(d, "last training step 40 minutes before the job ended", NULL));
+    assert_int_equal(row_of(d, 1)->last_step, 120);
+}
+
+/* The same end a minute after the last step is a run the time limit cut
+ * short; an end whole hours after it may be Slurm's local time against
+ * the log's UTC, and says nothing either. */
+static void time_limit_right_after_the_last_step_is_no_stall(void **state)
+{
+    const char *ends[] = {"2026-11-29T10:01:30", "2026-11-29T12:01:03"};
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+        if (i > 0) {
+            free_fixture(state);
+            new_fixture(state);
+        }
+        fixture *f = *state;
+        char text[512];
+        quiet_end_text(text, sizeof text, ends[i]);
+        diagnose_one(f, "slurm-4242.out", text);
+        assert_false(f->d.hang);
+        assert_string_equal(f->d.rule_id, "launcher.slurm_time_limit");
+    }
+}
+
 /* The same lines, then training steps: set-up finished, nothing failed. */
 static void setup_followed_by_steps_is_no_failure(void **state)
 {
@@ -3336,6 +3385,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(input_ending_in_setup_is_a_setup_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(setup_ended_by_the_scheduler_is_a_setup_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(time_limit_long_after_the_last_step_is_a_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(time_limit_right_after_the_last_step_is_no_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(setup_followed_by_steps_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(type_cut_by_the_paste_is_not_another_collective, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),

@@ -887,6 +887,15 @@ static void test_real_catalog_tqdm_steps(void **state)
                          "41.59 examples/s]"));
     assert_false(STEP_OF("Downloading: 100%|##########| 1.20G/1.20G [00:40<00:00, 30.1MB/s]"));
 #undef STEP_OF
+    /* Slurm's job-step id is no training step (field case if-03) */
+    at = cp_catalog_find(&cat, "progress.step");
+    assert_true(at >= 0);
+    const char *slurm = "slurmstepd: error: *** STEP 1250740.1 ON ptyche0181 CANCELLED AT 2025-11-24T22:14:50 "
+                        "DUE TO TIME LIMIT ***";
+    assert_false(cp_scanner_step(sc, (uint32_t)at, slurm, strlen(slurm), &step, NULL));
+    const char *train = "[rank0] step 120. loss 2.01";
+    assert_true(cp_scanner_step(sc, (uint32_t)at, train, strlen(train), &step, NULL));
+    assert_int_equal(step, 120);
     cp_matcher_free(m);
     cp_catalog_free(&cat);
 }
