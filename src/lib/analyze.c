@@ -1578,38 +1578,41 @@ static void verdict_from_logged_error(cp_diagnosis *d, const cp_incident *inc, c
                  d->first_rank, d->signature);
 }
 
-/* How long before the end an ending line states (a scheduler's "CANCELLED
- * AT <time>", captured as ended_at) the ranks logged their last training
- * step: the newest step of any writer. 0 when the input says neither, or
- * the gap is under QUIET_MIN_MS. Slurm prints the controller's local time
- * and training logs often UTC, so a gap within QUIET_TZ_SLACK_MS of a whole
- * number of hours may be that offset and says nothing. */
+/* The writer whose training step is the newest the input logged before an
+ * ending line (a scheduler's "CANCELLED AT <time>", captured as ended_at),
+ * when that step came QUIET_MIN_MS or more before the end; NULL otherwise.
+ * Slurm prints the controller's local time and training logs often UTC,
+ * so a gap within QUIET_TZ_SLACK_MS of a whole number of hours may be that
+ * offset and says nothing. */
 enum { QUIET_MIN_MS = 10 * 60 * 1000, QUIET_TZ_SLACK_MS = 3 * 60 * 1000, HOUR_MS = 3600 * 1000 };
 
-static int64_t quiet_before_end(const cp_incident *inc, const cp_event *end)
+static const cp_writer *quiet_before_end(const cp_incident *inc, const cp_event *end, int64_t *gap_ms)
 {
     const char *at = cp_capset_get(&end->caps, "ended_at");
     cp_time ended;
     if (!at || cp_time_parse(at, strlen(at), &ended) == 0 || ended.kind != CP_TS_ABS)
-        return 0;
-    int64_t last = INT64_MIN;
+        return NULL;
+    const cp_writer *newest = NULL;
     for (size_t i = 0; i < inc->n_writers; i++) {
-        const cp_time *t = &inc->writers[i].last_step_time;
-        if (inc->writers[i].last_step >= 0 && t->kind == CP_TS_ABS && t->ms > last)
-            last = t->ms;
+        const cp_writer *w = &inc->writers[i];
+        if (w->last_step >= 0 && w->last_step_time.kind == CP_TS_ABS &&
+            (!newest || w->last_step_time.ms > newest->last_step_time.ms))
+            newest = w;
     }
-    if (last == INT64_MIN)
-        return 0;
-    int64_t gap = ended.ms - last, off_hour = gap % HOUR_MS;
+    if (!newest)
+        return NULL;
+    int64_t gap = ended.ms - newest->last_step_time.ms, off_hour = gap % HOUR_MS;
     if (gap < QUIET_MIN_MS || off_hour < QUIET_TZ_SLACK_MS || off_hour > HOUR_MS - QUIET_TZ_SLACK_MS)
-        return 0;
-    return gap;
+        return NULL;
+    *gap_ms = gap;
+    return newest;
 }
 
 /* The scheduler ended a run whose ranks had all stopped long before, none
  * behind the others (cp_suspect_stalled found none): a hang the end only
  * stopped; the ranks' agreed phase is where they were. */
-static void verdict_from_quiet_end(cp_diagnosis *d, const cp_incident *inc, const cp_event *end, int64_t quiet_ms)
+static void verdict_from_quiet_end(cp_diagnosis *d, const cp_incident *inc, const cp_event *end, const cp_writer *newest,
+                                   int64_t gap_ms)
 {
     d->hang = true;
     d->first_rank = -1;
@@ -1619,9 +1622,12 @@ static void verdict_from_quiet_end(cp_diagnosis *d, const cp_incident *inc, cons
         d->phase = p;
         cp_diag_note(d, "The ranks' last phase lines all say %s.", cp_phase_name(p));
     }
-    cp_diag_note(d, "The ranks logged their last training step %lld minutes before the job ended (%s): the run had "
-                    "stopped, and the end only stopped a hang.",
-                 (long long)(quiet_ms / 60000), cp_capset_get(&end->caps, "ended_at"));
+    char *when = cp_format_time(inc, &newest->last_step_time);
+    cp_diag_note(d, "The newest training step the ranks logged, %lld, came at %s, %lld minutes before the job ended "
+                    "(%s): the run had stopped, and the end only stopped a hang.",
+                 (long long)newest->last_step, when ? when : "?", (long long)(gap_ms / 60000),
+                 cp_capset_get(&end->caps, "ended_at"));
+    free(when);
 }
 
 /* The scheduler ended the job (its time limit, scancel) while the ranks
@@ -1711,9 +1717,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
             verdict_from_stall(d, inc, &st);
             return;
         }
-        int64_t quiet_ms = r->kind == CP_KIND_UNKNOWN ? quiet_before_end(inc, first) : 0;
-        if (quiet_ms > 0) {
-            verdict_from_quiet_end(d, inc, first, quiet_ms);
+        int64_t gap_ms = 0;
+        const cp_writer *newest = r->kind == CP_KIND_UNKNOWN ? quiet_before_end(inc, first, &gap_ms) : NULL;
+        if (newest) {
+            verdict_from_quiet_end(d, inc, first, newest, gap_ms);
             return;
         }
         const cp_event *setup = r->kind == CP_KIND_UNKNOWN ? unfinished_setup(inc) : NULL;

@@ -1487,7 +1487,7 @@ static void time_limit_long_after_the_last_step_is_a_stall(void **state)
     assert_string_equal(d->rule_id, "engine.stalled_before_end");
     assert_int_equal(d->kind, CP_KIND_NCCL_TIMEOUT);
     assert_int_equal(d->first_rank, -1);
-    assert_true(note_has(d, "last training step 40 minutes before the job ended", NULL));
+    assert_true(note_has(d, "step the ranks logged, 120, came at 2026-11-29 10:00:01.050, 40 minutes before", NULL));
     assert_int_equal(row_of(d, 1)->last_step, 120);
 }
 
