@@ -1578,19 +1578,31 @@ static void verdict_from_logged_error(cp_diagnosis *d, const cp_incident *inc, c
                  d->first_rank, d->signature);
 }
 
-/* The writer whose training step is the newest the input logged before an
- * ending line (a scheduler's "CANCELLED AT <time>", captured as ended_at),
- * when that step came QUIET_MIN_MS or more before the end; NULL otherwise.
- * Slurm prints the controller's local time and training logs often UTC,
- * so a gap within QUIET_TZ_SLACK_MS of a whole number of hours may be that
- * offset and says nothing. */
-enum { QUIET_MIN_MS = 10 * 60 * 1000, QUIET_TZ_SLACK_MS = 3 * 60 * 1000, HOUR_MS = 3600 * 1000 };
-
-static const cp_writer *quiet_before_end(const cp_incident *inc, const cp_event *end, int64_t *gap_ms)
+/* When a run was ended from outside: the time the ending line states (a
+ * scheduler's "CANCELLED AT <time>", captured as ended_at), or the line's
+ * own time for a signal the launcher received (captured as ended_by). */
+static bool end_time(const cp_event *end, cp_time *ended)
 {
     const char *at = cp_capset_get(&end->caps, "ended_at");
-    cp_time ended;
-    if (!at || cp_time_parse(at, strlen(at), &ended) == 0 || ended.kind != CP_TS_ABS)
+    if (at)
+        return cp_time_parse(at, strlen(at), ended) > 0 && ended->kind == CP_TS_ABS;
+    if (!cp_capset_get(&end->caps, "ended_by") || end->time_estimated || end->origin.time.kind != CP_TS_ABS)
+        return false;
+    *ended = end->origin.time;
+    return true;
+}
+
+/* The writer whose training step is the newest the input logged before
+ * the run was ended from outside (end_time), when that step came
+ * QUIET_MIN_MS or more before the end; NULL otherwise. Slurm prints the
+ * controller's local time and training logs often UTC, so a gap within
+ * QUIET_TZ_SLACK_MS of a whole number of hours may be that offset and says
+ * nothing. */
+enum { QUIET_MIN_MS = 10 * 60 * 1000, QUIET_TZ_SLACK_MS = 3 * 60 * 1000, HOUR_MS = 3600 * 1000 };
+
+static const cp_writer *quiet_before_end(const cp_incident *inc, const cp_event *end, cp_time *ended, int64_t *gap_ms)
+{
+    if (!end_time(end, ended))
         return NULL;
     const cp_writer *newest = NULL;
     for (size_t i = 0; i < inc->n_writers; i++) {
@@ -1601,7 +1613,7 @@ static const cp_writer *quiet_before_end(const cp_incident *inc, const cp_event 
     }
     if (!newest)
         return NULL;
-    int64_t gap = ended.ms - newest->last_step_time.ms, off_hour = gap % HOUR_MS;
+    int64_t gap = ended->ms - newest->last_step_time.ms, off_hour = gap % HOUR_MS;
     if (gap < QUIET_MIN_MS || off_hour < QUIET_TZ_SLACK_MS || off_hour > HOUR_MS - QUIET_TZ_SLACK_MS)
         return NULL;
     *gap_ms = gap;
@@ -1611,8 +1623,8 @@ static const cp_writer *quiet_before_end(const cp_incident *inc, const cp_event 
 /* The scheduler ended a run whose ranks had all stopped long before, none
  * behind the others (cp_suspect_stalled found none): a hang the end only
  * stopped; the ranks' agreed phase is where they were. */
-static void verdict_from_quiet_end(cp_diagnosis *d, const cp_incident *inc, const cp_event *end, const cp_writer *newest,
-                                   int64_t gap_ms)
+static void verdict_from_quiet_end(cp_diagnosis *d, const cp_incident *inc, const cp_writer *newest,
+                                   const cp_time *ended, int64_t gap_ms)
 {
     d->hang = true;
     d->first_rank = -1;
@@ -1622,12 +1634,13 @@ static void verdict_from_quiet_end(cp_diagnosis *d, const cp_incident *inc, cons
         d->phase = p;
         cp_diag_note(d, "The ranks' last phase lines all say %s.", cp_phase_name(p));
     }
-    char *when = cp_format_time(inc, &newest->last_step_time);
-    cp_diag_note(d, "The newest training step the ranks logged, %lld, came at %s, %lld minutes before the job ended "
-                    "(%s): the run had stopped, and the end only stopped a hang.",
+    char *when = cp_format_time(inc, &newest->last_step_time), *end_when = cp_format_time(inc, ended);
+    cp_diag_note(d, "The newest training step the ranks logged, %lld, came at %s, %lld minutes before the job was "
+                    "ended at %s: the run had stopped, and the end only stopped a hang.",
                  (long long)newest->last_step, when ? when : "?", (long long)(gap_ms / 60000),
-                 cp_capset_get(&end->caps, "ended_at"));
+                 end_when ? end_when : "?");
     free(when);
+    free(end_when);
 }
 
 /* The scheduler ended the job (its time limit, scancel) while the ranks
@@ -1718,9 +1731,10 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
             return;
         }
         int64_t gap_ms = 0;
-        const cp_writer *newest = r->kind == CP_KIND_UNKNOWN ? quiet_before_end(inc, first, &gap_ms) : NULL;
+        cp_time ended;
+        const cp_writer *newest = r->kind == CP_KIND_UNKNOWN ? quiet_before_end(inc, first, &ended, &gap_ms) : NULL;
         if (newest) {
-            verdict_from_quiet_end(d, inc, first, newest, gap_ms);
+            verdict_from_quiet_end(d, inc, newest, &ended, gap_ms);
             return;
         }
         const cp_event *setup = r->kind == CP_KIND_UNKNOWN ? unfinished_setup(inc) : NULL;

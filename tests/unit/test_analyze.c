@@ -1487,8 +1487,24 @@ static void time_limit_long_after_the_last_step_is_a_stall(void **state)
     assert_string_equal(d->rule_id, "engine.stalled_before_end");
     assert_int_equal(d->kind, CP_KIND_NCCL_TIMEOUT);
     assert_int_equal(d->first_rank, -1);
-    assert_true(note_has(d, "step the ranks logged, 120, came at 2026-11-29 10:00:01.050, 40 minutes before", NULL));
+    assert_true(note_has(d, "step the ranks logged, 120, came at 2026-11-29 10:00:01.050, 40 minutes before",
+                         "ended at 2026-11-29 10:40:03"));
     assert_int_equal(row_of(d, 1)->last_step, 120);
+}
+
+/* torchrun's agent getting SIGTERM 45 minutes after the last step (its
+ * own line's time is the end), in Python 3.10's words for the signal. */
+static void launcher_signal_long_after_the_last_step_is_a_stall(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[default0]:[2026-11-29 10:00:01,000] [INFO] [rank0] step 120 | loss 2.01\n"
+                 "[default1]:[2026-11-29 10:00:01,050] [INFO] [rank1] step 120 | loss 2.03\n"
+                 "W1129 10:45:10.123000 140 torch/distributed/elastic/agent/server/api.py:704] Received "
+                 "Signals.SIGTERM death signal, shutting down workers\n");
+    assert_true(f->d.hang);
+    assert_string_equal(f->d.rule_id, "engine.stalled_before_end");
+    assert_true(note_has(&f->d, "45 minutes before the job was ended at 2026-11-29 10:45:10", NULL));
 }
 
 /* The same end a minute after the last step is a run the time limit cut
@@ -3387,6 +3403,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(setup_ended_by_the_scheduler_is_a_setup_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(time_limit_long_after_the_last_step_is_a_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(time_limit_right_after_the_last_step_is_no_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(launcher_signal_long_after_the_last_step_is_a_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(setup_followed_by_steps_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(type_cut_by_the_paste_is_not_another_collective, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
