@@ -1507,6 +1507,27 @@ static void launcher_signal_long_after_the_last_step_is_a_stall(void **state)
     assert_true(note_has(&f->d, "45 minutes before the job was ended at 2026-11-29 10:45:10", NULL));
 }
 
+/* SIGTERM reaching torchrun's agent while it waits in the rendezvous:
+ * raised in the launcher's own frames, and still the signal from outside
+ * its message names, not the launcher crashing (launcher.crashed). */
+static void signal_in_the_launchers_frames_is_the_signal(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "node1.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"/usr/lib/python3/dist-packages/torch/distributed/elastic/agent/server/api.py\", line 850, "
+                 "in _initialize_workers\n"
+                 "    self._rendezvous(worker_group)\n"
+                 "  File \"/usr/lib/python3/dist-packages/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py\", "
+                 "line 1160, in next_rendezvous\n"
+                 "    self._op_executor.run(join_op, deadline, self._get_deadline)\n"
+                 "  File \"/usr/lib/python3/dist-packages/torch/distributed/elastic/multiprocessing/api.py\", line 62, "
+                 "in _terminate_process_handler\n"
+                 "    raise SignalException(f\"Process {os.getpid()} got signal: {sigval}\", sigval=sigval)\n"
+                 "torch.distributed.elastic.multiprocessing.api.SignalException: Process 6304 got signal: 15\n");
+    assert_string_equal(f->d.rule_id, "launcher.agent_signaled");
+}
+
 /* The same end a minute after the last step is a run the time limit cut
  * short; an end whole hours after it may be Slurm's local time against
  * the log's UTC, and says nothing either. */
@@ -3404,6 +3425,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(time_limit_long_after_the_last_step_is_a_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(time_limit_right_after_the_last_step_is_no_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_signal_long_after_the_last_step_is_a_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(signal_in_the_launchers_frames_is_the_signal, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(setup_followed_by_steps_is_no_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(type_cut_by_the_paste_is_not_another_collective, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
