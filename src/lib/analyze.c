@@ -1578,6 +1578,16 @@ static void verdict_from_logged_error(cp_diagnosis *d, const cp_incident *inc, c
                  d->first_rank, d->signature);
 }
 
+/* The phase every writer's open phase line agrees on, if they agree. */
+static void take_agreed_phase(cp_diagnosis *d, const cp_incident *inc)
+{
+    cp_phase p = cp_phase_open_agreed(inc);
+    if (p == CP_PHASE_NONE)
+        return;
+    d->phase = p;
+    cp_diag_note(d, "The ranks' last phase lines all say %s.", cp_phase_name(p));
+}
+
 /* When a run was ended from outside: the time the ending line states (a
  * scheduler's "CANCELLED AT <time>", captured as ended_at), or the line's
  * own time for a signal the launcher received (captured as ended_by). */
@@ -1629,11 +1639,7 @@ static void verdict_from_quiet_end(cp_diagnosis *d, const cp_incident *inc, cons
     d->hang = true;
     d->first_rank = -1;
     conclude(d, inc, "engine.stalled_before_end");
-    cp_phase p = cp_phase_open_agreed(inc);
-    if (p != CP_PHASE_NONE) {
-        d->phase = p;
-        cp_diag_note(d, "The ranks' last phase lines all say %s.", cp_phase_name(p));
-    }
+    take_agreed_phase(d, inc);
     char *when = cp_format_time(inc, &newest->last_step_time), *end_when = cp_format_time(inc, ended);
     cp_diag_note(d, "The newest training step the ranks logged, %lld, came at %s, %lld minutes before the job was "
                     "ended at %s: the run had stopped, and the end only stopped a hang.",
@@ -1655,6 +1661,34 @@ static void verdict_from_ended_setup(cp_diagnosis *d, const cp_incident *inc, co
     verdict_from_setup(d, inc, setup);
     cp_diag_note(d, "The job was ended from outside while the ranks were still setting up: %s", ended);
     free(ended);
+}
+
+/* A first cascade with no kind of its own (a scheduler's cancellation, a
+ * signal to the launcher) ended the run from outside; what the run did
+ * before says more, in order: a rank that stopped before the others, every
+ * rank quiet long before the end, a set-up that never finished. Whether
+ * one of them gave the verdict. */
+static bool verdict_from_ending(cp_diagnosis *d, const cp_incident *inc, const cp_event *end)
+{
+    cp_stall st;
+    if (cp_suspect_stalled(inc, &st)) {
+        d->kind = CP_KIND_NONE;
+        verdict_from_stall(d, inc, &st);
+        return true;
+    }
+    int64_t gap_ms = 0;
+    cp_time ended;
+    const cp_writer *newest = quiet_before_end(inc, end, &ended, &gap_ms);
+    if (newest) {
+        verdict_from_quiet_end(d, inc, newest, &ended, gap_ms);
+        return true;
+    }
+    const cp_event *setup = unfinished_setup(inc);
+    if (setup) {
+        verdict_from_ended_setup(d, inc, setup);
+        return true;
+    }
+    return false;
 }
 
 static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const cp_event *first)
@@ -1723,37 +1757,14 @@ static void verdict_from_cascades(cp_diagnosis *d, const cp_incident *inc, const
             }
             return;
         }
-        cp_stall st;
-        if (r->kind == CP_KIND_UNKNOWN && cp_suspect_stalled(inc, &st)) {
-            /* the scheduler ended a run that had already stopped */
-            d->kind = CP_KIND_NONE;
-            verdict_from_stall(d, inc, &st);
+        if (r->kind == CP_KIND_UNKNOWN && verdict_from_ending(d, inc, first))
             return;
-        }
-        int64_t gap_ms = 0;
-        cp_time ended;
-        const cp_writer *newest = r->kind == CP_KIND_UNKNOWN ? quiet_before_end(inc, first, &ended, &gap_ms) : NULL;
-        if (newest) {
-            verdict_from_quiet_end(d, inc, newest, &ended, gap_ms);
-            return;
-        }
-        const cp_event *setup = r->kind == CP_KIND_UNKNOWN ? unfinished_setup(inc) : NULL;
-        if (setup) {
-            verdict_from_ended_setup(d, inc, setup);
-            return;
-        }
         d->first_rank = event_rank(inc, first);
         if (d->first_rank < 0 && only_named_rank(d, inc))
             d->confidence -= 10;
         d->phase = cp_phase_of_event(inc, first);
-        if (d->phase == CP_PHASE_UNKNOWN) {
-            /* the ranks run in step: where they all are, this one was */
-            cp_phase p = cp_phase_open_agreed(inc);
-            if (p != CP_PHASE_NONE) {
-                d->phase = p;
-                cp_diag_note(d, "The ranks' last phase lines all say %s.", cp_phase_name(p));
-            }
-        }
+        if (d->phase == CP_PHASE_UNKNOWN)
+            take_agreed_phase(d, inc);   /* the ranks run in step: where they all are, this one was */
         nccl_setup_phase(d, inc);
         /* a consequence's frames are not the cause's: only an owner the
          * rule states (the launcher's SIGKILL: infrastructure) stands */
