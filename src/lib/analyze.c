@@ -632,16 +632,18 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
         name_by_rule(d, &inc->cat->rules[at]);
 }
 
-/* An exception no rule knows (py.exception) raised while a checkpoint was
- * being saved or loaded: what failed is the checkpoint, and whether it is
- * usable is the question that follows, so the verdict is a checkpoint
- * failure (engine.checkpoint_exception); the exception stays the
- * signature, and owner and phase stay as the frames gave them (the
+/* An exception whose rule says it is the checkpoint's failure when a
+ * save or load raised it (`in_checkpoint`: one no rule knows,
+ * py.exception; a value that could not be pickled), raised while a
+ * checkpoint was being saved or loaded: what failed is the checkpoint, and
+ * whether it is usable is the question that follows, so the verdict is a
+ * checkpoint failure (engine.checkpoint_exception); the exception stays
+ * the signature, and owner and phase stay as the frames gave them (the
  * conclusion fixes neither). */
 static void exception_in_checkpoint(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
-    int generic = cp_catalog_find(inc->cat, "py.exception");
-    if (generic < 0 || root->rule != (uint32_t)generic ||
+    const cp_rule *r = rule_of(inc, root);
+    if (!r || !r->in_checkpoint ||
         (d->phase != CP_PHASE_CHECKPOINT_SAVE && d->phase != CP_PHASE_CHECKPOINT_LOAD))
         return;
     conclude(d, inc, "engine.checkpoint_exception");

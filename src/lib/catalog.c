@@ -152,6 +152,10 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
         r->alone = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
         return 0;
     }
+    if (strcmp(key, "in_checkpoint") == 0) {
+        r->in_checkpoint = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        return 0;
+    }
     if (strcmp(key, "under") == 0) {
         if (strcmp(val, "frame") != 0)
             return fail(c, file, line, "under must be frame, not '%s'", val);
@@ -248,6 +252,8 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
     if (r->cut && (r->role != CP_ROLE_ROOT || r->n_if_frame == 0))
         return fail(c, r->file, r->line, "rule '%s': cut needs role root and an if_frame", r->id);
     /* (a line only starts an event when a rule keeps it as one) */
+    if (r->in_checkpoint && r->role != CP_ROLE_ROOT)
+        return fail(c, r->file, r->line, "rule '%s': in_checkpoint needs role root", r->id);
     if (r->alone && r->role != CP_ROLE_ROOT && r->role != CP_ROLE_CASCADE && !(r->role == CP_ROLE_CONTEXT && r->keep))
         return fail(c, r->file, r->line, "rule '%s': alone needs role root or cascade, or a kept context rule",
                     r->id);

@@ -320,6 +320,10 @@ static const bad_case bad_cases[] = {
      "[rule a.b]\nrole = cascade\nkind = nccl_timeout\ncut = yes\nif_frame = y\nmatch = x\ntest = x\ntitle = t\n"
      "means = m\naction = a\n",
      1, "rule 'a.b': cut needs role root and an if_frame"},
+    {"in_checkpoint on a cascade",
+     "[rule a.b]\nrole = cascade\nkind = nccl_timeout\nin_checkpoint = yes\nmatch = x\ntest = x\ntitle = t\n"
+     "means = m\naction = a\n",
+     1, "rule 'a.b': in_checkpoint needs role root"},
     {"alone on a context line not kept",
      "[rule a.b]\nrole = context\nalone = yes\nmatch = x\ntest = x\n",
      1, "rule 'a.b': alone needs role root or cascade, or a kept context rule"},
