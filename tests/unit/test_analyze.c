@@ -319,6 +319,34 @@ static void unnamed_exception_in_a_save_is_a_checkpoint_failure(void **state)
     assert_string_not_equal(f->d.rule_id, "engine.checkpoint_exception");
 }
 
+/* A rule of its own that says it is the checkpoint's failure inside a
+ * save (py.pickle_failed: torch.save of a lambda, as real-42 plants it)
+ * is one there, and the same error spawning the ranks is not. */
+static void named_exception_in_a_save_is_a_checkpoint_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "Traceback (most recent call last):\n"
+                 "  File \"train.py\", line 40, in main\n"
+                 "    torch.save({\"model\": model.state_dict(), \"sched\": sched}, path)\n"
+                 "  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 423, in save\n"
+                 "    _save(obj, opened_zipfile, pickle_module, pickle_protocol)\n"
+                 "  File \"/usr/lib/python3/dist-packages/torch/serialization.py\", line 635, in _save\n"
+                 "    pickler.dump(obj)\n"
+                 "AttributeError: Can't pickle local object 'main.<locals>.<lambda>'\n");
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_IO);
+    assert_string_equal(f->d.rule_id, "engine.checkpoint_exception");
+    assert_non_null(strstr(f->d.signature, "Can't pickle local object"));
+    free_fixture(state);
+    new_fixture(state);
+    f = *state;
+    diagnose_one(f, "train.log", "AttributeError: Can't pickle local object 'FeatureExtractor.get_features.<locals>.hook'\n");
+    assert_int_equal(f->d.kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+    assert_string_equal(f->d.rule_id, "py.pickle_failed");
+}
+
 /* FlagEmbedding#764, shortened: ranks 2 and 0 time out in ALLGATHERs of
  * different sizes at work 6207, rank 1 in work 6206, and rank 0 also in
  * an ALLREDUCE of another group (another timeout) at work 6029. Work 6207
@@ -3431,6 +3459,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(even_split_of_collectives_names_no_rank, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_that_differ_are_different_collectives, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(unnamed_exception_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(named_exception_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_differ_where_most_ranks_stopped, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(timeouts_of_two_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(alltoall_sizes_do_not_differ, new_fixture, free_fixture),
