@@ -24,8 +24,8 @@ case "${1:-}" in
           floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.82 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
-    # just under where the engine stood on them (334/394, 2076/2286, 503/1027,
-    # 1212/1686, 2273/2311; the twentieth to hundred-and-twenty-fourth batches, whose
+    # just under where the engine stood on them (334/394, 2090/2302, 507/1034,
+    # 1225/1699, 2289/2327; the twentieth to hundred-and-twenty-fourth batches, whose
     # threads seldom state a resolution and whose pastes seldom carry a
     # rank, brought first_rank and owner down from 0.81 and 0.52, and the
     # owners the resolved threads give brought owner back to 0.51; the
@@ -33,7 +33,7 @@ case "${1:-}" in
     # quotes with few frames, brought phase from 0.75 to 0.73; the
     # hundred-and-eighty-eighth to ninety-second, whose threads seldom
     # settle an owner (5 of 12 in reach), brought owner just under 0.50;
-    # the qa- to qm- batches, embedding, vision-language,
+    # the qa- to qq- batches, embedding, vision-language,
     # video and elastic runs whose pastes seldom hold a frame that places
     # them and whose threads put most owners on the framework, phase to
     # 0.719 and owner to 0.490): pastes
