@@ -347,6 +347,27 @@ static void named_exception_in_a_save_is_a_checkpoint_failure(void **state)
     assert_string_equal(f->d.rule_id, "py.pickle_failed");
 }
 
+/* NVIDIA-NeMo/Speech#14906, shortened: UCX's handler reports a segfault
+ * whose native backtrace runs through torch.save's zip writer. A crash
+ * in a save leaves the checkpoint unwritten: a checkpoint failure, the
+ * segfault its signature. */
+static void segfault_in_a_save_is_a_checkpoint_failure(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[c608-061:2760180:0:2760180] Caught signal 11 (Segmentation fault: address not mapped to "
+                 "object at address 0x400581d86000)\n"
+                 "==== backtrace (tid:2760180) ====\n"
+                 " 0  /opt/hpcx/ucx/lib/libucs.so.0(ucs_handle_error+0x2cc) [0x4000f1ce278c]\n"
+                 " 1  linux-vdso.so.1(__kernel_rt_sigreturn+0) [0x400038ac07f0]\n"
+                 " 2  /usr/local/lib/python3.12/dist-packages/torch/lib/libtorch_cpu.so"
+                 "(mz_zip_writer_add_mem_ex_v2+0x3c8) [0x40003ed9e308]\n");
+    assert_int_equal(f->d.phase, CP_PHASE_CHECKPOINT_SAVE);
+    assert_int_equal(f->d.kind, CP_KIND_CHECKPOINT_IO);
+    assert_string_equal(f->d.rule_id, "engine.checkpoint_exception");
+    assert_non_null(strstr(f->d.signature, "Caught signal 11"));
+}
+
 /* FlagEmbedding#764, shortened: ranks 2 and 0 time out in ALLGATHERs of
  * different sizes at work 6207, rank 1 in work 6206, and rank 0 also in
  * an ALLREDUCE of another group (another timeout) at work 6029. Work 6207
@@ -3460,6 +3481,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(sizes_that_differ_are_different_collectives, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(unnamed_exception_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(named_exception_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(segfault_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_differ_where_most_ranks_stopped, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(timeouts_of_two_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(alltoall_sizes_do_not_differ, new_fixture, free_fixture),
