@@ -632,13 +632,13 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
         name_by_rule(d, &inc->cat->rules[at]);
 }
 
-/* An exception whose rule says it is the checkpoint's failure when a
- * save or load raised it (`in_checkpoint`: one no rule knows,
- * py.exception; a value that could not be pickled), raised while a
+/* An error whose rule says it is the checkpoint's failure when it comes
+ * during a save or load (`in_checkpoint`: an exception no rule knows,
+ * py.exception; a value that could not be pickled; a segfault), while a
  * checkpoint was being saved or loaded: what failed is the checkpoint, and
  * whether it is usable is the question that follows, so the verdict is a
- * checkpoint failure (engine.checkpoint_exception); the exception stays
- * the signature, and owner and phase stay as the frames gave them (the
+ * checkpoint failure (engine.checkpoint_exception); the error stays the
+ * signature, and owner and phase stay as the frames gave them (the
  * conclusion fixes neither). */
 static void exception_in_checkpoint(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
@@ -647,7 +647,7 @@ static void exception_in_checkpoint(cp_diagnosis *d, const cp_incident *inc, con
         (d->phase != CP_PHASE_CHECKPOINT_SAVE && d->phase != CP_PHASE_CHECKPOINT_LOAD))
         return;
     conclude(d, inc, "engine.checkpoint_exception");
-    cp_diag_note(d, "The exception was raised during a checkpoint %s, which it stopped.",
+    cp_diag_note(d, "The error came during a checkpoint %s, which it stopped.",
                  d->phase == CP_PHASE_CHECKPOINT_SAVE ? "save" : "load");
 }
 
