@@ -1987,6 +1987,35 @@ static void store_wait_before_steps_is_a_setup_stall(void **state)
     assert_int_equal(f->d.phase, CP_PHASE_INIT);
 }
 
+/* Ranks waiting for rank 0's NCCL unique id in the store
+ * (hiyouga/LlamaFactory#81's older spelling, "retreiving"): a
+ * communicator being created, set-up while no step was logged; once the
+ * ranks trained, a new communicator says nothing of the phase. */
+static const char unique_id_wait_text[] =
+    "%s"
+    "[rank1]: RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d "
+    "key-value store by key '0', but store->get('0') got error: Socket Timeout\n";
+
+static void unique_id_wait_before_steps_is_set_up(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, unique_id_wait_text, "");
+    assert_true(f->d.hang);
+    assert_int_equal(f->d.kind, CP_KIND_NCCL_TIMEOUT);
+    assert_int_equal(f->d.phase, CP_PHASE_INIT);
+    assert_int_equal(f->d.first_rank, 0);
+}
+
+static void unique_id_wait_after_steps_is_not_set_up(void **state)
+{
+    fixture *f = *state;
+    diagnose_formatted(f, unique_id_wait_text,
+                       "[rank1]:[2024-11-02 18:41:44,845] [INFO] [train.py:287:train] step 40/2000 | loss 1.2031\n"
+                       "[rank1]:[2024-11-02 18:42:04,112] [INFO] [train.py:287:train] step 50/2000 | loss 1.1875\n");
+    assert_true(f->d.hang);
+    assert_int_not_equal(f->d.phase, CP_PHASE_INIT);
+}
+
 /* Rank 2 deadlocks between forward and backward; faulthandler's timer
  * dumps its stack (and rank 0's, waiting in backward), and ranks 0, 1, 3
  * time out in backward's all-reduce (real-68's shape). The stuck rank's
@@ -3613,6 +3642,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(one_listed_rank_is_no_left_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(store_wait_after_steps_is_no_setup_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(store_wait_before_steps_is_a_setup_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(unique_id_wait_before_steps_is_set_up, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(unique_id_wait_after_steps_is_not_set_up, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_the_launcher_stopped_did_not_leave_early, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(stuck_ranks_own_stack_outranks_where_the_others_waited, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(without_its_stack_the_waiters_phase_stands, new_fixture, free_fixture),
