@@ -761,14 +761,16 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int 
 /* Progress lines are most lines of a training log: each writer's last one
  * in a chunk is remembered, and its step (read on the scan threads,
  * cp_prepare) taken at the chunk's end. */
-static void writer_progress(stream_scan *st, int wi, cp_writer *w, const line_info *li)
+static void writer_progress(const cp_incident *inc, stream_scan *st, int wi, cp_writer *w, const line_info *li)
 {
     /* A line whose step was read and is not there sets nothing when the
      * chunk ends: it must not stand in for the writer's last real step
      * line. Such lines are hits of a progress rule's cheaper scan form
      * ("step ", "step=") that its match expression does not confirm, as
-     * in the source lines a traceback quotes ("self.step == last"). */
-    if (li->prep->step_read && !li->prep->has_step)
+     * in the source lines a traceback quotes ("self.step == last"). A
+     * rule without a scan form was confirmed by its match, and its line
+     * is progress even with no step in it (the HF Trainer's records). */
+    if (li->prep->step_read && !li->prep->has_step && inc->cat->rules[li->progress_rule].n_scan > 0)
         return;
     if (!w->pending) {
         int *grown = cp_grow(st->pending, &st->cap_pending, st->n_pending, sizeof *grown, 64);
@@ -821,6 +823,12 @@ static void flush_progress(cp_incident *inc, stream_scan *st)
             w->last_step = step;
             w->last_step_time = w->pending_time;
             w->last_loss = loss;
+        } else if (w->last_step < 0) {
+            /* a progress line that gives no step (the HF Trainer's
+             * {'loss': ..., 'epoch': ...} records) still says the writer
+             * trained: step 0, the least a step can be */
+            w->last_step = 0;
+            w->last_step_time = w->pending_time;
         }
         w->pending = NULL;
     }
@@ -1026,7 +1034,7 @@ static void update_writer(cp_incident *inc, stream_scan *st, int wi, line_info *
         w->last_time = li->origin.time;
     }
     if (li->is_progress)
-        writer_progress(st, wi, w, li);
+        writer_progress(inc, st, wi, w, li);
     if (li->phase_rule != UINT32_MAX && !li->is_frame)
         writer_phase(inc, st, w, li);
     if (li->source_phase_rule != UINT32_MAX)

@@ -2014,6 +2014,15 @@ static void unique_id_wait_after_steps_is_not_set_up(void **state)
                        "[rank1]:[2024-11-02 18:42:04,112] [INFO] [train.py:287:train] step 50/2000 | loss 1.1875\n");
     assert_true(f->d.hang);
     assert_int_not_equal(f->d.phase, CP_PHASE_INIT);
+    free_fixture(state);
+    new_fixture(state);
+    f = *state;
+    /* the HF Trainer's records give no step, and still say the ranks trained */
+    diagnose_formatted(f, unique_id_wait_text,
+                       "[rank1]: {'loss': 0.2411, 'grad_norm': 0.306, 'learning_rate': 9.8e-06, 'epoch': 0.4}\n"
+                       "[rank1]: {'loss': 0.2311, 'grad_norm': 0.301, 'learning_rate': 9.8e-06, 'epoch': 0.5}\n");
+    assert_true(f->d.hang);
+    assert_int_not_equal(f->d.phase, CP_PHASE_INIT);
 }
 
 /* Rank 2 deadlocks between forward and backward; faulthandler's timer
