@@ -2494,6 +2494,33 @@ static void dcp_loader_exception_is_checkpoint_io(void **state)
     assert_string_equal(f->d.rule_id, "pytorch.exception_in_torch_load");
 }
 
+/* axolotl-ai-cloud/axolotl#1813, shortened: a terminal 100 columns wide
+ * wrapped each frame, so its second piece has no rank prefix, and may
+ * begin inside the path or right after it; the paste begins below the
+ * traceback's header. The pieces stay in rank 1's traceback, and its
+ * frames still say backward. */
+static void wrapped_frames_stay_in_the_ranks_traceback(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank1]:   File \"/home/owen/miniconda3/envs/axolotl/lib/python3.11/site-packages/torch/_tensor.py\",\n"
+                 " line 525, in backward\n"
+                 "[rank1]:     torch.autograd.backward(\n"
+                 "[rank1]:   File \"/home/owen/miniconda3/envs/axolotl/lib/python3.11/site-packages/torch/autograd/__i\n"
+                 "nit__.py\", line 267, in backward\n"
+                 "[rank1]:     _engine_run_backward(\n"
+                 "[rank1]:   File \"/home/owen/miniconda3/envs/axolotl/lib/python3.11/site-packages/torch/autograd/gra\n"
+                 "ph.py\", line 744, in _engine_run_backward\n"
+                 "[rank1]:     return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run th\n"
+                 "e backward pass\n"
+                 "[rank1]:            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+                 "^^^^^^^^^^^^^^^\n"
+                 "[rank1]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n");
+    assert_int_equal(f->d.kind, CP_KIND_CUDA_OOM);
+    assert_int_equal(f->d.first_rank, 1);
+    assert_int_equal(f->d.phase, CP_PHASE_BACKWARD);
+}
+
 /* A kernel's failed assertion names the kernel: a loss's forward. */
 static void kernel_assertion_names_its_phase(void **state)
 {
@@ -3520,6 +3547,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unnamed_exception_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(named_exception_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(segfault_in_a_save_is_a_checkpoint_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(wrapped_frames_stay_in_the_ranks_traceback, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(sizes_differ_where_most_ranks_stopped, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(timeouts_of_two_groups_do_not_compare, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(alltoall_sizes_do_not_differ, new_fixture, free_fixture),
