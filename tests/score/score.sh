@@ -24,8 +24,8 @@ case "${1:-}" in
           floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.82 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
-    # just under where the engine stood on them (334/394, 2091/2302, 507/1034,
-    # 1232/1699, 2289/2327; the twentieth to hundred-and-twenty-fourth batches, whose
+    # just under where the engine stood on them (334/394, 2092/2302, 507/1034,
+    # 1233/1699, 2289/2327; the twentieth to hundred-and-twenty-fourth batches, whose
     # threads seldom state a resolution and whose pastes seldom carry a
     # rank, brought first_rank and owner down from 0.81 and 0.52, and the
     # owners the resolved threads give brought owner back to 0.51; the
