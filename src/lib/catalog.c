@@ -121,6 +121,12 @@ static int set_text(char **field, const char *s)
     return *field ? 0 : -1;
 }
 
+/* A flag's value: yes (or true) sets it, anything else leaves it off. */
+static bool flag_on(const char *val)
+{
+    return strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+}
+
 /* One key = value pair into the rule being read. */
 static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
                      const char *key, const char *val)
@@ -141,19 +147,19 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
     if (strcmp(key, "action") == 0)
         return set_text(&r->action, val);
     if (strcmp(key, "keep") == 0) {
-        r->keep = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        r->keep = flag_on(val);
         return 0;
     }
     if (strcmp(key, "cut") == 0) {
-        r->cut = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        r->cut = flag_on(val);
         return 0;
     }
     if (strcmp(key, "alone") == 0) {
-        r->alone = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        r->alone = flag_on(val);
         return 0;
     }
     if (strcmp(key, "in_checkpoint") == 0) {
-        r->in_checkpoint = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        r->in_checkpoint = flag_on(val);
         return 0;
     }
     if (strcmp(key, "under") == 0) {
@@ -163,7 +169,7 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
         return 0;
     }
     if (strcmp(key, "nocase") == 0) {
-        r->nocase = strcmp(val, "yes") == 0 || strcmp(val, "true") == 0;
+        r->nocase = flag_on(val);
         return 0;
     }
     if (strcmp(key, "role") == 0) {
