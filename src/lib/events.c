@@ -758,19 +758,26 @@ static void identity_line(cp_incident *inc, stream_scan *st, line_info *li, int 
     }
 }
 
+/* Whether a line of progress rule `rule` that gives no step is progress
+ * all the same. A rule with a cheaper scan form ("step ", "step=") finds
+ * lines its match expression does not confirm, as in the source lines a
+ * traceback quotes ("self.step == last"): without a step, such a line is
+ * none. A rule without one was confirmed by its match, and its line says
+ * the writer trained even with no step in it (the HF Trainer's records). */
+static bool progress_without_step(const cp_incident *inc, uint32_t rule)
+{
+    return inc->cat->rules[rule].n_scan == 0;
+}
+
 /* Progress lines are most lines of a training log: each writer's last one
  * in a chunk is remembered, and its step (read on the scan threads,
  * cp_prepare) taken at the chunk's end. */
 static void writer_progress(const cp_incident *inc, stream_scan *st, int wi, cp_writer *w, const line_info *li)
 {
-    /* A line whose step was read and is not there sets nothing when the
-     * chunk ends: it must not stand in for the writer's last real step
-     * line. Such lines are hits of a progress rule's cheaper scan form
-     * ("step ", "step=") that its match expression does not confirm, as
-     * in the source lines a traceback quotes ("self.step == last"). A
-     * rule without a scan form was confirmed by its match, and its line
-     * is progress even with no step in it (the HF Trainer's records). */
-    if (li->prep->step_read && !li->prep->has_step && inc->cat->rules[li->progress_rule].n_scan > 0)
+    /* A line whose step was read and is not there, and that is no progress
+     * without it, sets nothing when the chunk ends: it must not stand in
+     * for the writer's last real step line. */
+    if (li->prep->step_read && !li->prep->has_step && !progress_without_step(inc, li->progress_rule))
         return;
     if (!w->pending) {
         int *grown = cp_grow(st->pending, &st->cap_pending, st->n_pending, sizeof *grown, 64);
@@ -823,7 +830,7 @@ static void flush_progress(cp_incident *inc, stream_scan *st)
             w->last_step = step;
             w->last_step_time = w->pending_time;
             w->last_loss = loss;
-        } else if (w->last_step < 0) {
+        } else if (w->last_step < 0 && progress_without_step(inc, w->pending_rule)) {
             /* a progress line that gives no step (the HF Trainer's
              * {'loss': ..., 'epoch': ...} records) still says the writer
              * trained: step 0, the least a step can be */
