@@ -632,14 +632,13 @@ static void conclude(cp_diagnosis *d, const cp_incident *inc, const char *id)
         name_by_rule(d, &inc->cat->rules[at]);
 }
 
-/* An error whose rule says it is the checkpoint's failure when it comes
- * during a save or load (`in_checkpoint`: an exception no rule knows,
- * py.exception; a value that could not be pickled; a segfault), while a
- * checkpoint was being saved or loaded: what failed is the checkpoint, and
- * whether it is usable is the question that follows, so the verdict is a
- * checkpoint failure (engine.checkpoint_exception); the error stays the
- * signature, and owner and phase stay as the frames gave them (the
- * conclusion fixes neither). */
+/* An error raised while a checkpoint was being saved or loaded, when its
+ * rule says so (`in_checkpoint`: an exception no rule knows, py.exception;
+ * a value that could not be pickled; a segfault): what failed is the
+ * checkpoint, and whether it is usable is the question that follows, so
+ * the verdict is a checkpoint failure (engine.checkpoint_exception); the
+ * error stays the signature, and owner and phase stay as the frames gave
+ * them (the conclusion fixes neither). */
 static void exception_in_checkpoint(cp_diagnosis *d, const cp_incident *inc, const cp_event *root)
 {
     const cp_rule *r = rule_of(inc, root);

@@ -48,8 +48,8 @@ typedef struct cp_rule {
                             launcher's "failed (exitcode: 1) local_rank: 0"):
                             it starts an event of its own, never joins the
                             error above it */
-    bool in_checkpoint;  /* an exception that, raised inside a checkpoint
-                            save or load, makes the checkpoint the failure
+    bool in_checkpoint;  /* an error that, inside a checkpoint save or
+                            load, makes the checkpoint the failure
                             (engine.checkpoint_exception) */
     char *title, *means, *action;
     char *file;          /* where it was defined */
