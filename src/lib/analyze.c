@@ -1152,7 +1152,7 @@ static const cp_rule *cut_rule_of(const cp_incident *inc, const cp_event *e)
     for (size_t i = 0; inc->matcher && i < inc->cat->n_rules; i++) {
         const cp_rule *r = &inc->cat->rules[i];
         if (r->cut && (!best || r->weight > best->weight) &&
-            cp_frames_match(inc->matcher, (uint32_t)i, e->frames, e->n_frames))
+            cp_frames_match(inc, (uint32_t)i, e->frames, e->n_frames, UINT64_MAX))
             best = r;
     }
     return best;

@@ -223,6 +223,13 @@ static int apply_key(cp_catalog *c, cp_rule *r, const char *file, int line,
         r->drain_after = (int)n;
         return 0;
     }
+    if (strcmp(key, "frame_reach") == 0) {
+        int64_t n;
+        if (!cp_parse_i64(val, &n) || n < 1 || n > CP_FRAME_REACH_MAX)
+            return fail(c, file, line, "frame_reach must be 1-%d, not '%s'", CP_FRAME_REACH_MAX, val);
+        r->frame_reach = (int)n;
+        return 0;
+    }
     if (strcmp(key, "weight") == 0) {
         int64_t w;
         if (!cp_parse_i64(val, &w) || w < 0 || w > 100)
@@ -257,6 +264,8 @@ static int check_rule(cp_catalog *c, const cp_rule *r)
                     r->id);
     if (r->cut && (r->role != CP_ROLE_ROOT || r->n_if_frame == 0))
         return fail(c, r->file, r->line, "rule '%s': cut needs role root and an if_frame", r->id);
+    if (r->frame_reach && r->n_if_frame == 0)
+        return fail(c, r->file, r->line, "rule '%s': frame_reach needs an if_frame", r->id);
     /* (a line only starts an event when a rule keeps it as one) */
     if (r->in_checkpoint && r->role != CP_ROLE_ROOT)
         return fail(c, r->file, r->line, "rule '%s': in_checkpoint needs role root", r->id);

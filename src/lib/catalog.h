@@ -18,6 +18,9 @@ typedef enum cp_phase_state { CP_STATE_NONE = 0, CP_STATE_BEGIN, CP_STATE_END } 
  * `drain`): nothing, a GPU to take out of service, or the whole node. */
 typedef enum cp_drain { CP_DRAIN_NONE = 0, CP_DRAIN_GPU, CP_DRAIN_NODE } cp_drain;
 
+/* The most innermost frames a rule's frame_reach may name. */
+enum { CP_FRAME_REACH_MAX = 16 };
+
 typedef struct cp_rule {
     char *id;
     char **match;        /* the expressions that define the rule (PCRE syntax) */
@@ -27,6 +30,8 @@ typedef struct cp_rule {
     size_t n_scan;
     char **if_frame;     /* PCRE2 expressions a frame of the event must match */
     size_t n_if_frame;
+    int frame_reach;     /* if_frame sees only the innermost this many Python
+                            frames above the error line (0: all of them) */
     char **tests;
     size_t n_tests;
     bool nocase;

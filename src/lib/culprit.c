@@ -504,7 +504,10 @@ static void explain_rule(culprit_ctx *ctx, uint32_t ri, const char *line, size_t
         fprintf(out, "  means:  %s\n", r->means);
     if (r->action)
         fprintf(out, "  action: %s\n", r->action);
-    if (r->n_if_frame)
+    if (r->n_if_frame && r->frame_reach)
+        fprintf(out, "  applies only inside a traceback with one of its %d innermost frames matching: %s\n",
+                r->frame_reach, r->if_frame[0]);
+    else if (r->n_if_frame)
         fprintf(out, "  applies only inside a traceback with a frame matching: %s\n", r->if_frame[0]);
     cp_captures caps = {0};
     cp_matcher_captures(ctx->matcher, ri, line, len, &caps);

@@ -238,12 +238,21 @@ static void add_evidence(cp_event *e, int stream, uint64_t line, const char *tex
     e->n_ev++;
 }
 
-bool cp_frames_match(cp_matcher *m, uint32_t rule, const cp_stackframe *frames, size_t n)
+bool cp_frames_match(const cp_incident *inc, uint32_t rule, const cp_stackframe *frames, size_t n,
+                     uint64_t error_line)
 {
-    for (size_t i = 0; i < n; i++) {
+    const int reach = inc->cat->rules[rule].frame_reach;
+    int seen = 0;
+    /* innermost first: a traceback prints it last, above its error line
+     * (frames after that line are a later traceback's) */
+    for (size_t i = n; i-- > 0;) {
         const char *t = frames[i].text;
-        if (t && cp_matcher_if_frame(m, rule, t, strlen(t)))
+        if (reach && frames[i].line >= error_line)
+            continue;
+        if (t && cp_matcher_if_frame(inc->matcher, rule, t, strlen(t)))
             return true;
+        if (reach && frames[i].file && ++seen == reach)
+            return false;
     }
     return false;
 }
@@ -253,7 +262,7 @@ bool cp_frames_match(cp_matcher *m, uint32_t rule, const cp_stackframe *frames, 
 static bool rule_applies(cp_incident *inc, const block *b, const candidate *c)
 {
     return !cp_matcher_has_if_frame(inc->matcher, c->rule) ||
-           cp_frames_match(inc->matcher, c->rule, b->frames, b->n_frames);
+           cp_frames_match(inc, c->rule, b->frames, b->n_frames, c->line);
 }
 
 /* Where it happened: a stack dump lists the innermost frame first (its

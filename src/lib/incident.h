@@ -178,8 +178,10 @@ int cp_incident_feed_prepared(cp_incident *inc, const char *data, size_t len, co
                               const cp_prepared *prep);
 void cp_incident_end_stream(cp_incident *inc);
 /* Whether one of the frames (as printed) matches one of the rule's
- * if_frame expressions. */
-bool cp_frames_match(cp_matcher *m, uint32_t rule, const cp_stackframe *frames, size_t n);
+ * if_frame expressions; with the rule's frame_reach, one of that many
+ * innermost Python frames printed before line `error_line`. */
+bool cp_frames_match(const cp_incident *inc, uint32_t rule, const cp_stackframe *frames, size_t n,
+                     uint64_t error_line);
 void cp_incident_warn(cp_incident *inc, const char *path, const char *message);
 
 /* ranks.c: writers and identity. The writer of a line with origin `o`

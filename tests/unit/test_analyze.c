@@ -734,6 +734,66 @@ static void rankless_root_takes_the_first_rank_of_its_kind(void **state)
     assert_true(note_has(&f->d, "rank 8 was the first to report the same kind of error", NULL));
 }
 
+/* deepspeedai/DeepSpeed#7869, as pasted (trailing blanks and caret
+ * lines dropped): a ValueError from torch.cat, three frames below
+ * DeepSpeed's _configure_zero_optimizer. The rule for the engine's own
+ * configuration checks names that frame, but only among the innermost
+ * two (frame_reach): an error raised further in is no refused setting.
+ * The frame the terminal wrapped after "in" is a frame too. */
+static const char error_below_a_config_frame_text[] =
+    " [rank3]: Traceback (most recent call last):\n"
+    " [rank3]:   File \"/home/gma/transfer_qwen/finetune_moe.py\", line 709, in main\n"
+    " [rank3]:     model_engine, optimizer, train_dataloader, lr_scheduler = deepspeed.initialize(\n"
+    " [rank3]:   File \"/home/gma/DeepSpeed/deepspeed/__init__.py\", line 214, in initialize\n"
+    " [rank3]:     engine = DeepSpeedEngine(args=args,\n"
+    " [rank3]:   File \"/home/gma/DeepSpeed/deepspeed/runtime/engine.py\", line 363, in __init__\n"
+    " [rank3]:     self._configure_optimizer(optimizer, model_parameters)\n"
+    " [rank3]:   File \"/home/gma/DeepSpeed/deepspeed/runtime/engine.py\", line 1585, in _configure_optimizer\n"
+    " [rank3]:     self.optimizer = self._configure_zero_optimizer(basic_optimizer)\n"
+    " [rank3]:   File \"/home/gma/DeepSpeed/deepspeed/runtime/engine.py\", line 1893, in _configure_zero_optimizer\n"
+    " [rank3]:     optimizer = Stage1And2ZeroOptimizer(\n"
+    " [rank3]:   File \"/home/gma/DeepSpeed/deepspeed/runtime/zero/stage_1_and_2.py\", line 403, in __init__\n"
+    " [rank3]:     flattened_buffer = self.flatten_dense_tensors_aligned(\n"
+    " [rank3]:   File \"/home/gma/DeepSpeed/deepspeed/runtime/zero/stage_1_and_2.py\", line 1044, in flatten_dense_tensors_aligned\n"
+    " [rank3]:     return self.flatten(align_dense_tensors(tensor_list, alignment))\n"
+    " [rank3]:   File \"/raid/gma/miniforge3/envs/ds/lib/python3.12/site-packages/torch/_utils.py\", line 571, in\n"
+    " _flatten_dense_tensors\n"
+    " [rank3]:     return torch._C._nn.flatten_dense_tensors(tensors)\n"
+    " [rank3]: ValueError: torch.cat(): expected a non-empty list of Tensors\n";
+
+static void error_below_a_config_check_frame_is_no_config_error(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", error_below_a_config_frame_text);
+    const cp_diagnosis *d = &f->d;
+    assert_int_equal(d->first_rank, 3);
+    assert_string_equal(d->rule_id, "py.exception");
+    assert_int_equal(d->kind, CP_KIND_PYTHON_EXCEPTION);
+    assert_int_equal(d->owner, CP_OWNER_FRAMEWORK);
+    assert_int_equal(d->phase, CP_PHASE_INIT);
+}
+
+/* Reconstruction: the same engine refusing a setting in
+ * _configure_zero_optimizer itself is the configuration's error. */
+static void check_raised_in_the_config_frame_is_a_config_error(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log",
+                 "[rank0]: Traceback (most recent call last):\n"
+                 "[rank0]:   File \"/home/u/train.py\", line 88, in main\n"
+                 "[rank0]:     engine, *_ = deepspeed.initialize(model=model, config=cfg)\n"
+                 "[rank0]:   File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 363, in __init__\n"
+                 "[rank0]:     self._configure_optimizer(optimizer, model_parameters)\n"
+                 "[rank0]:   File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 1585, in _configure_optimizer\n"
+                 "[rank0]:     self.optimizer = self._configure_zero_optimizer(basic_optimizer)\n"
+                 "[rank0]:   File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line 1840, in _configure_zero_optimizer\n"
+                 "[rank0]:     assert not self.has_moe_layers, \"MoE not supported with Stage 3\"\n"
+                 "[rank0]: AssertionError: MoE not supported with Stage 3\n");
+    const cp_diagnosis *d = &f->d;
+    assert_string_equal(d->rule_id, "deepspeed.engine_config_assert");
+    assert_int_equal(d->kind, CP_KIND_CONFIG_INVALID);
+}
+
 /* A traceback the input cuts off inside torch.save is a failed save: the
  * rule marked `cut` whose frame it passes through names it. */
 static void cut_traceback_inside_a_save_is_checkpoint_io(void **state)
@@ -3531,6 +3591,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(cut_traceback_is_a_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(headless_traceback_is_a_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(error_below_a_config_check_frame_is_no_config_error, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(check_raised_in_the_config_frame_is_a_config_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(dump_at_the_end_is_a_hang_not_an_exception, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(traceback_followed_by_more_output_is_not_cut, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(rank_in_another_collective_is_out_of_step, new_fixture, free_fixture),

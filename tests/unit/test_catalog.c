@@ -324,6 +324,13 @@ static const bad_case bad_cases[] = {
      "[rule a.b]\nrole = cascade\nkind = nccl_timeout\nin_checkpoint = yes\nmatch = x\ntest = x\ntitle = t\n"
      "means = m\naction = a\n",
      1, "rule 'a.b': in_checkpoint needs role root"},
+    {"frame_reach without an if_frame",
+     "[rule a.b]\nrole = root\nkind = config_invalid\nframe_reach = 2\nmatch = x\ntest = x\ntitle = t\n"
+     "means = m\naction = a\n",
+     1, "rule 'a.b': frame_reach needs an if_frame"},
+    {"frame_reach out of range",
+     "[rule a.b]\nrole = root\nkind = config_invalid\nif_frame = y\nframe_reach = 0\nmatch = x\ntest = x\n",
+     5, "frame_reach must be 1-16, not '0'"},
     {"alone on a context line not kept",
      "[rule a.b]\nrole = context\nalone = yes\nmatch = x\ntest = x\n",
      1, "rule 'a.b': alone needs role root or cascade, or a kept context rule"},
