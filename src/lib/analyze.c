@@ -27,20 +27,42 @@ enum {
  * path the paste cut short counts for neither when none does. */
 enum { USER_FRAME_REACH = 4 };
 
-static cp_owner owner_from_frames(const cp_event *e)
+/* The library frames innermost in e, before the first of the user's own
+ * (or the outermost frame); *user says whether there was one. */
+static int innermost_library_frames(const cp_event *e, bool *user)
 {
     int seen = 0;
+    *user = false;
     for (size_t i = e->n_frames; i-- > 0;) {
         const char *f = e->frames[i].file;
-        if (!f || !strstr(f, ".py"))
+        if (!f || !strstr(f, ".py") || e->frames[i].unowned)
             continue;
-        if (e->frames[i].unowned)
-            continue;
-        if (!e->frames[i].library)
-            return seen < USER_FRAME_REACH ? CP_OWNER_USER_CODE : CP_OWNER_FRAMEWORK;
+        if (!e->frames[i].library) {
+            *user = true;
+            break;
+        }
         seen++;
     }
+    return seen;
+}
+
+static cp_owner owner_from_frames(const cp_event *e)
+{
+    bool user;
+    const int seen = innermost_library_frames(e, &user);
+    if (user)
+        return seen < USER_FRAME_REACH ? CP_OWNER_USER_CODE : CP_OWNER_FRAMEWORK;
     return seen ? CP_OWNER_FRAMEWORK : CP_OWNER_UNKNOWN;
+}
+
+/* A traceback cut off before its exception line keeps only its outer
+ * frames: the raise was further in, where the library may have called
+ * back into the user's code (a model's forward). Only frames that already
+ * run USER_FRAME_REACH deep into library code put it on the framework. */
+static cp_owner owner_from_cut_frames(const cp_event *e)
+{
+    bool user;
+    return innermost_library_frames(e, &user) >= USER_FRAME_REACH ? CP_OWNER_FRAMEWORK : CP_OWNER_UNKNOWN;
 }
 
 /* A root that names no rank (a CUDA assertion printed by the kernel, an
@@ -1162,7 +1184,8 @@ static const cp_rule *cut_rule_of(const cp_incident *inc, const cp_event *e)
  * (cut off before its exception line, or ending in one no rule names):
  * the rank raised, and its frames and phase lines say where, though not
  * what, unless a `cut` rule's frames do. The frames may be the outer
- * ones only, so they do not say whose code raised. */
+ * ones only, so they say whose code raised only when they already run
+ * deep into a library (owner_from_cut_frames). */
 static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, const cp_event *e,
                                        const cp_rule *raised)
 {
@@ -1173,7 +1196,7 @@ static void verdict_from_cut_traceback(cp_diagnosis *d, const cp_incident *inc, 
     d->confidence = 30;
     conclude(d, inc, "engine.cut_traceback");
     d->kind = raised->kind;
-    d->owner = CP_OWNER_UNKNOWN;
+    d->owner = owner_from_cut_frames(e);
     d->phase = cp_phase_of_event(inc, e);
     const cp_rule *where = cut_rule_of(inc, e);
     if (where) {   /* its frames say what was being done */

@@ -157,6 +157,63 @@ static void headless_traceback_is_a_failure(void **state)
     assert_int_equal(d->phase, CP_PHASE_BACKWARD);
 }
 
+/* pytorch/pytorch#153354, as pasted: cut off five frames deep into
+ * torch's backward and activation recomputation (torchtune's checkout
+ * is library code too). Frames that already run that deep into library
+ * code put the raise on the framework. */
+static const char cut_deep_in_library_text[] =
+    "[rank4]: Traceback (most recent call last):\n"
+    "[rank4]:   File \"/traindata/eugen/torchtune/deepseek_v3/dpo.py\", line 417, in <module>\n"
+    "[rank4]:     run_dpo(config)\n"
+    "[rank4]:   File \"/traindata/eugen/torchtune/deepseek_v3/dpo.py\", line 269, in run_dpo\n"
+    "[rank4]:     loss.backward()\n"
+    "[rank4]:   File \"/traindata/eugen/torchtune/.venv/lib/python3.12/site-packages/torch/_tensor.py\", line 648, in backward\n"
+    "[rank4]:     torch.autograd.backward(\n"
+    "[rank4]:   File \"/traindata/eugen/torchtune/.venv/lib/python3.12/site-packages/torch/autograd/__init__.py\", line 354, in backward\n"
+    "[rank4]:     _engine_run_backward(\n"
+    "[rank4]:   File \"/traindata/eugen/torchtune/.venv/lib/python3.12/site-packages/torch/autograd/graph.py\", line 824, in _engine_run_backward\n"
+    "[rank4]:     return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\n"
+    "[rank4]:   File \"/traindata/eugen/torchtune/.venv/lib/python3.12/site-packages/torch/utils/checkpoint.py\", line 1123, in unpack_hook\n"
+    "[rank4]:     frame.recompute_fn(*args)\n"
+    "[rank4]:   File \"/train\n";
+
+static void cut_traceback_deep_in_a_library_is_the_frameworks(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", cut_deep_in_library_text);
+    const cp_diagnosis *d = &f->d;
+    assert_string_equal(d->rule_id, "engine.cut_traceback");
+    assert_int_equal(d->first_rank, 4);
+    assert_int_equal(d->phase, CP_PHASE_BACKWARD);
+    assert_int_equal(d->owner, CP_OWNER_FRAMEWORK);
+}
+
+/* Lightning-AI/pytorch-lightning#19626, as pasted (from its traceback
+ * on): cut three library frames after the user's call to fit(). The
+ * raise may still be in code the library calls back (a module's
+ * training_step), so no owner is named. */
+static const char cut_near_users_code_text[] =
+    "Traceback (most recent call last):\n"
+    "  File \"/src/repos/t/experiments/fsdp/repro.py\", line 61, in <module>\n"
+    "    test(False) # fails\n"
+    "  File \"/src/repos/t/experiments/fsdp/repro.py\", line 58, in test\n"
+    "    trainer.fit(model, train_loader)\n"
+    "  File \"/src/miniconda3/envs/diffusion/lib/python3.10/site-packages/pytorch_lightning/trainer/trainer.py\", line 543, in fit\n"
+    "    call._call_and_handle_interrupt(\n"
+    "  File \"/src/miniconda3/envs/diffusion/lib/python3.10/site-packages/pytorch_lightning/trainer/call.py\", line 44, in _call_and_handle_interrupt\n"
+    "    return trainer_fn(*args, **kwargs)\n"
+    "  File \"/src/miniconda3/envs/diffusion/lib/python3.10/site-packages/pytorch_lightning/trainer/trainer.py\", line 579, in _fit_impl\n"
+    "    self._run(model, ckpt_path=ckpt_path)\n";
+
+static void cut_traceback_near_the_users_code_names_no_owner(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "train.log", cut_near_users_code_text);
+    const cp_diagnosis *d = &f->d;
+    assert_string_equal(d->rule_id, "engine.cut_traceback");
+    assert_int_equal(d->owner, CP_OWNER_UNKNOWN);
+}
+
 /* A faulthandler dump is where a live process was, not an error it
  * raised: it is no cut traceback. Alone, with no error anywhere, it was
  * taken of a process that was stuck (a signal or a timer), a hang. */
@@ -3591,6 +3648,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(cut_traceback_is_a_failure, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(headless_traceback_is_a_failure, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(cut_traceback_deep_in_a_library_is_the_frameworks, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(cut_traceback_near_the_users_code_names_no_owner, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(error_below_a_config_check_frame_is_no_config_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(check_raised_in_the_config_frame_is_a_config_error, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(dump_at_the_end_is_a_hang_not_an_exception, new_fixture, free_fixture),
