@@ -24,8 +24,8 @@ case "${1:-}" in
           floors=(--min first_rank=0.80 --min kind=0.90 --min owner=0.82 --min phase=0.90 --min hang=1.0) ;;
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
-    # just under where the engine stood on them (334/394, 2092/2302, 507/1034,
-    # 1233/1699, 2289/2327; the twentieth to hundred-and-twenty-fourth batches, whose
+    # just under where the engine stood on them (342/405, 2162/2385, 528/1078,
+    # 1270/1762, 2368/2410; the twentieth to hundred-and-twenty-fourth batches, whose
     # threads seldom state a resolution and whose pastes seldom carry a
     # rank, brought first_rank and owner down from 0.81 and 0.52, and the
     # owners the resolved threads give brought owner back to 0.51; the
@@ -36,7 +36,9 @@ case "${1:-}" in
     # the qa- to qq- batches, embedding, vision-language,
     # video and elastic runs whose pastes seldom hold a frame that places
     # them and whose threads put most owners on the framework, phase to
-    # 0.719 and owner to 0.490): pastes
+    # 0.719 and owner to 0.490; the qr- to ri- batches, 2025-2026 threads
+    # whose owners are mostly a toolkit's recipe or default, owner to
+    # 0.490 and phase to 0.721 at 2435 cases): pastes
     # often lack the rank, the phase, and the thread's resolution that
     # names the owner
     field) dir="$src/tests/fixtures/field"
