@@ -1673,6 +1673,72 @@ static void verdict_from_quiet_end(cp_diagnosis *d, const cp_incident *inc, cons
     free(end_when);
 }
 
+/* The newest line a trainer logged that its training loop was done, with
+ * the time it states (launcher.training_done captures done_at), or NULL. */
+static const cp_event *training_done(const cp_incident *inc, cp_time *done)
+{
+    const cp_event *newest = NULL;
+    for (size_t i = 0; i < inc->n_events; i++) {
+        const cp_event *e = &inc->events[i];
+        const char *at = cp_capset_get(&e->caps, "done_at");
+        cp_time t;
+        if (!at || cp_time_parse(at, strlen(at), &t) <= 0 || t.kind != CP_TS_ABS)
+            continue;
+        if (!newest || t.ms > done->ms) {
+            newest = e;
+            *done = t;
+        }
+    }
+    return newest;
+}
+
+/* A clean exit takes seconds; a last save or evaluation after the loop
+ * logs lines of its own. */
+enum { HUNG_EXIT_MIN_MS = 5 * 60 * 1000 };
+
+/* The training loop logged its end (*done), no training step came after
+ * it, and the run was ended from outside (*ended) HUNG_EXIT_MIN_MS or more
+ * later (a gap of whole hours, give or take, may be time zones): the
+ * event that said so, or NULL. */
+static const cp_event *hung_after_training(const cp_incident *inc, const cp_event *end, cp_time *done,
+                                           cp_time *ended)
+{
+    const cp_event *said = training_done(inc, done);
+    if (!said || !end_time(end, ended))
+        return NULL;
+    int64_t gap = ended->ms - done->ms, off_hour = gap % HOUR_MS;
+    if (gap < HUNG_EXIT_MIN_MS || off_hour < QUIET_TZ_SLACK_MS || off_hour > HOUR_MS - QUIET_TZ_SLACK_MS)
+        return NULL;
+    /* a step after it (training went on), or a phase begun after it and
+     * never ended (a final save that stalled says more) */
+    for (size_t i = 0; i < inc->n_writers; i++) {
+        const cp_writer *w = &inc->writers[i];
+        if (w->last_step >= 0 && w->last_step_time.kind == CP_TS_ABS && w->last_step_time.ms > done->ms)
+            return NULL;
+        if (cp_phase_open(w) != CP_PHASE_NONE &&
+            ((w->phase_time.kind == CP_TS_ABS && w->phase_time.ms > done->ms) ||
+             (w->phase_stream == said->stream && w->phase_line > said->line)))
+            return NULL;
+    }
+    return said;
+}
+
+static void verdict_from_hung_exit(cp_diagnosis *d, const cp_incident *inc, const cp_event *said,
+                                   const cp_time *done, const cp_time *ended)
+{
+    d->hang = true;
+    d->first_rank = -1;
+    conclude(d, inc, "engine.hung_after_training");
+    d->phase = CP_PHASE_UNKNOWN;
+    add_evidence(d, inc, said);
+    char *done_when = cp_format_time(inc, done), *end_when = cp_format_time(inc, ended);
+    cp_diag_note(d, "The training loop logged its end at %s; nothing followed until the job was ended at %s, %lld "
+                    "minutes later.",
+                 done_when ? done_when : "?", end_when ? end_when : "?", (long long)((ended->ms - done->ms) / 60000));
+    free(done_when);
+    free(end_when);
+}
+
 /* The scheduler ended the job (its time limit, scancel) while the ranks
  * were still setting up their process group: the end says nothing of a
  * cause, the set-up that never finished does (verdict_from_setup). */
@@ -1689,9 +1755,10 @@ static void verdict_from_ended_setup(cp_diagnosis *d, const cp_incident *inc, co
 
 /* A first cascade with no kind of its own (a scheduler's cancellation, a
  * signal to the launcher) ended the run from outside; what the run did
- * before says more, in order: a rank that stopped before the others, every
- * rank quiet long before the end, a set-up that never finished. Whether
- * one of them gave the verdict. */
+ * before says more, in order: a rank that stopped before the others, a
+ * training loop that ended minutes before, every rank quiet long before
+ * the end, a set-up that never finished. Whether one of them gave the
+ * verdict. */
 static bool verdict_from_ending(cp_diagnosis *d, const cp_incident *inc, const cp_event *end)
 {
     cp_stall st;
@@ -1700,8 +1767,13 @@ static bool verdict_from_ending(cp_diagnosis *d, const cp_incident *inc, const c
         verdict_from_stall(d, inc, &st);
         return true;
     }
+    cp_time done, ended;
+    const cp_event *said = hung_after_training(inc, end, &done, &ended);
+    if (said) {
+        verdict_from_hung_exit(d, inc, said, &done, &ended);
+        return true;
+    }
     int64_t gap_ms = 0;
-    cp_time ended;
     const cp_writer *newest = quiet_before_end(inc, end, &ended, &gap_ms);
     if (newest) {
         verdict_from_quiet_end(d, inc, newest, &ended, gap_ms);

@@ -25,7 +25,7 @@ case "${1:-}" in
     corpus) dir="$src/../shared/corpus"
           floors=(--min first_rank=0.85 --min kind=0.80 --min owner=0.75 --min phase=0.70 --min hang=0.90) ;;
     # just under where the engine stood on them (342/405, 2162/2385, 528/1078,
-    # 1270/1762, 2368/2410; the twentieth to hundred-and-twenty-fourth batches, whose
+    # 1270/1762, 2370/2410; the twentieth to hundred-and-twenty-fourth batches, whose
     # threads seldom state a resolution and whose pastes seldom carry a
     # rank, brought first_rank and owner down from 0.81 and 0.52, and the
     # owners the resolved threads give brought owner back to 0.51; the

@@ -1658,6 +1658,57 @@ static void time_limit_long_after_the_last_step_is_a_stall(void **state)
     assert_int_equal(row_of(d, 1)->last_step, 120);
 }
 
+/* NVIDIA-NeMo/Megatron-Bridge#1656, as pasted (its first two lines, nsys's
+ * report path, left out): Megatron logged the end of its training loop,
+ * and Slurm ended the step at its time limit eight minutes later. */
+static void hung_exit_text(char *buf, size_t len, const char *between)
+{
+    snprintf(buf, len,
+             "[after training is done] datetime: 2025-12-03 14:45:03\n"
+             "%s"
+             "slurmstepd: error: *** STEP 4226796.2 ON eos0117 CANCELLED AT 2025-12-03T14:53:02 DUE TO TIME LIMIT ***\n"
+             "No transition in N5Agent6Client3FSM8Profiler8ShutdownE (1) for N5Agent6Client3FSM9InterruptE.\n",
+             between);
+}
+
+static void time_limit_minutes_after_training_ended_is_a_hung_exit(void **state)
+{
+    fixture *f = *state;
+    char text[512];
+    hung_exit_text(text, sizeof text, "");
+    diagnose_one(f, "slurm.out", text);
+    const cp_diagnosis *d = &f->d;
+    assert_true(d->hang);
+    assert_string_equal(d->rule_id, "engine.hung_after_training");
+    assert_int_equal(d->kind, CP_KIND_UNKNOWN);
+    assert_int_equal(d->phase, CP_PHASE_UNKNOWN);
+    assert_int_equal(d->first_rank, -1);
+    assert_true(note_has(d, "logged its end at", "7 minutes later"));
+}
+
+/* Megatron saves its last checkpoint after that line: a save begun and
+ * never ended is where the run stopped, not its exit. */
+static void save_begun_after_training_ended_is_no_hung_exit(void **state)
+{
+    fixture *f = *state;
+    char text[512];
+    hung_exit_text(text, sizeof text, "saving checkpoint at iteration      50 to /ckpt in torch_dist format\n");
+    diagnose_one(f, "slurm.out", text);
+    assert_string_not_equal(f->d.rule_id, "engine.hung_after_training");
+}
+
+/* Slurm ending the job a minute after the loop's end cut a clean exit
+ * short (or a slow one): nothing says it hung. */
+static void time_limit_right_after_training_ended_is_no_hung_exit(void **state)
+{
+    fixture *f = *state;
+    diagnose_one(f, "slurm.out",
+                 "[after training is done] datetime: 2025-12-03 14:45:03\n"
+                 "slurmstepd: error: *** STEP 4226796.2 ON eos0117 CANCELLED AT 2025-12-03T14:46:02 DUE TO TIME LIMIT ***\n");
+    assert_string_not_equal(f->d.rule_id, "engine.hung_after_training");
+    assert_false(f->d.hang);
+}
+
 /* torchrun's agent getting SIGTERM 45 minutes after the last step (its
  * own line's time is the end), in Python 3.10's words for the signal. */
 static void launcher_signal_long_after_the_last_step_is_a_stall(void **state)
@@ -3658,6 +3709,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(input_ending_in_setup_is_a_setup_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(setup_ended_by_the_scheduler_is_a_setup_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(time_limit_long_after_the_last_step_is_a_stall, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(time_limit_minutes_after_training_ended_is_a_hung_exit, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(save_begun_after_training_ended_is_no_hung_exit, new_fixture, free_fixture),
+        cmocka_unit_test_setup_teardown(time_limit_right_after_training_ended_is_no_hung_exit, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(time_limit_right_after_the_last_step_is_no_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(launcher_signal_long_after_the_last_step_is_a_stall, new_fixture, free_fixture),
         cmocka_unit_test_setup_teardown(signal_in_the_launchers_frames_is_the_signal, new_fixture, free_fixture),
