@@ -1634,6 +1634,14 @@ static bool end_time(const cp_event *end, cp_time *ended)
  * nothing. */
 enum { QUIET_MIN_MS = 10 * 60 * 1000, QUIET_TZ_SLACK_MS = 3 * 60 * 1000, HOUR_MS = 3600 * 1000 };
 
+/* Whether `gap` (from a run's last sign of work to its end from outside)
+ * is at least `min_ms` and not within QUIET_TZ_SLACK_MS of whole hours. */
+static bool quiet_gap(int64_t gap, int64_t min_ms)
+{
+    const int64_t off_hour = gap % HOUR_MS;
+    return gap >= min_ms && off_hour >= QUIET_TZ_SLACK_MS && off_hour <= HOUR_MS - QUIET_TZ_SLACK_MS;
+}
+
 static const cp_writer *quiet_before_end(const cp_incident *inc, const cp_event *end, cp_time *ended, int64_t *gap_ms)
 {
     if (!end_time(end, ended))
@@ -1647,8 +1655,8 @@ static const cp_writer *quiet_before_end(const cp_incident *inc, const cp_event 
     }
     if (!newest)
         return NULL;
-    int64_t gap = ended->ms - newest->last_step_time.ms, off_hour = gap % HOUR_MS;
-    if (gap < QUIET_MIN_MS || off_hour < QUIET_TZ_SLACK_MS || off_hour > HOUR_MS - QUIET_TZ_SLACK_MS)
+    const int64_t gap = ended->ms - newest->last_step_time.ms;
+    if (!quiet_gap(gap, QUIET_MIN_MS))
         return NULL;
     *gap_ms = gap;
     return newest;
@@ -1706,8 +1714,7 @@ static const cp_event *hung_after_training(const cp_incident *inc, const cp_even
     const cp_event *said = training_done(inc, done);
     if (!said || !end_time(end, ended))
         return NULL;
-    int64_t gap = ended->ms - done->ms, off_hour = gap % HOUR_MS;
-    if (gap < HUNG_EXIT_MIN_MS || off_hour < QUIET_TZ_SLACK_MS || off_hour > HOUR_MS - QUIET_TZ_SLACK_MS)
+    if (!quiet_gap(ended->ms - done->ms, HUNG_EXIT_MIN_MS))
         return NULL;
     /* a step after it (training went on), or a phase begun after it and
      * never ended (a final save that stalled says more) */
