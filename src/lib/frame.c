@@ -727,6 +727,25 @@ static size_t peel_prepended_rank(const char *s, size_t n, size_t p, fstate *st)
     return q + r - p;
 }
 
+/* "[0604/1024][2025-02-16 22:31:34,422] ...": rank and world size as a
+ * tag of their own, glued to the next bracket. The glued "[" and a rank
+ * below the world size keep ninja's "[3/8] Compiling ..." and other
+ * progress counters out. */
+static size_t peel_rank_of_world(const char *s, size_t n, size_t p, fstate *st)
+{
+    int64_t rank, world;
+    size_t q = p + 1, k = read_num(s, n, q, 7, &rank);
+    if (!k || q + k >= n || s[q + k] != '/')
+        return 0;
+    q += k + 1;
+    k = read_num(s, n, q, 7, &world);
+    if (!k || !LIT(s, n, q + k, "][") || rank >= world)
+        return 0;
+    set_rank(st, rank, 1);
+    st->launcher = 0;
+    return q + k + 1 - p;
+}
+
 static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
 {
     size_t q = p + 1, r;
@@ -744,6 +763,8 @@ static size_t peel_bracket(const char *s, size_t n, size_t p, fstate *st)
         if ((r = peel_mpi(s, n, p, st)))
             return r;
         if ((r = peel_nccl_dev(s, n, p, st)))
+            return r;
+        if ((r = peel_rank_of_world(s, n, p, st)))
             return r;
         return peel_prepended_rank(s, n, p, st);
     }

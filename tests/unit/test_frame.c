@@ -328,6 +328,15 @@ static const frame_case cases[] = {
     {"2024-01-14 01:03:00,826 WARNING [train.py:1057] (2/4) Grad scale is small: 1.29e-26",
      2, U, "", U, U, U, 'W', ABS(1705194180826), "Grad scale is small: 1.29e-26"},
     {"2024-01-14 01:03:00,826 (2/4) x", U, U, "", U, U, U, 0, ABS(1705194180826), "(2/4) x"},
+    /* "[rank/world]" glued to the time's bracket (NVIDIA/nccl#1618, as
+     * pasted); not ninja's "[3/8] " counter nor a rank past the world */
+    {"[0604/1024][2025-02-16 22:31:34,422] [misc/socket.cc:586] [s12gn3064:pid=3942408] NCCL WARN "
+     "socketPollConnect poll() returned 1, no POLLOUT events",
+     604, U, "", U, U, U, 0, ABS(1739745094422),
+     "[misc/socket.cc:586] [s12gn3064:pid=3942408] NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events"},
+    {"[3/8] Compiling C object src/culprit.p/main.c.o", U, U, "", U, U, U, 0, NONE_T,
+     "[3/8] Compiling C object src/culprit.p/main.c.o"},
+    {"[8/8][x] y", U, U, "", U, U, U, 0, NONE_T, "[8/8][x] y"},
     {"2024-01-14 01:03:00,826 INFO (1/3) Downloading", U, U, "", U, U, U, 'I', ABS(1705194180826),
      "(1/3) Downloading"},
     {"step 40 | RANK 2 | loss", 2, U, "", U, U, U, 0, NONE_T, "step 40 | RANK 2 | loss"},
