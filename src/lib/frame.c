@@ -496,15 +496,21 @@ static size_t peel_host_tag(const char *s, size_t n, size_t p, fstate *st, int s
     return (q + 1 < n ? q + 2 : q + 1) - p;
 }
 
+/* "A<sep>B" at s[q], as in "1,3" or "0604/1024": returns its length. */
+static size_t read_num_pair(const char *s, size_t n, size_t q, char sep, int64_t *a, int64_t *b)
+{
+    size_t k = read_num(s, n, q, 9, a);
+    if (!k || q + k >= n || s[q + k] != sep)
+        return 0;
+    size_t j = read_num(s, n, q + k + 1, 9, b);
+    return j ? k + 1 + j : 0;
+}
+
 /* "[1,3]<stderr>:" (Open MPI --tag-output) -> rank 3. */
 static size_t peel_mpi(const char *s, size_t n, size_t p, fstate *st)
 {
     int64_t job, rank;
-    size_t q = p + 1, k = read_num(s, n, q, 9, &job);
-    if (!k || q + k >= n || s[q + k] != ',')
-        return 0;
-    q += k + 1;
-    k = read_num(s, n, q, 9, &rank);
+    size_t q = p + 1, k = read_num_pair(s, n, q, ',', &job, &rank);
     if (!k || !LIT(s, n, q + k, "]<"))
         return 0;
     q += k + 2;
@@ -734,11 +740,7 @@ static size_t peel_prepended_rank(const char *s, size_t n, size_t p, fstate *st)
 static size_t peel_rank_of_world(const char *s, size_t n, size_t p, fstate *st)
 {
     int64_t rank, world;
-    size_t q = p + 1, k = read_num(s, n, q, 7, &rank);
-    if (!k || q + k >= n || s[q + k] != '/')
-        return 0;
-    q += k + 1;
-    k = read_num(s, n, q, 7, &world);
+    size_t q = p + 1, k = read_num_pair(s, n, q, '/', &rank, &world);
     if (!k || !LIT(s, n, q + k, "][") || rank >= world)
         return 0;
     set_rank(st, rank, 1);
