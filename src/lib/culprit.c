@@ -268,9 +268,13 @@ static int scan_paths(culprit_ctx *ctx, cp_incident *inc, const char *const *pat
     ro.first_chunk = SCAN_FIRST_CHUNK;
     if (ctx->max_line)
         ro.max_line = ctx->max_line;
-    /* reading instead of mapping, to compare the two (docs/internals.md) */
-    const char *no_map = getenv("CULPRIT_NO_MMAP");
-    ro.no_map = no_map && *no_map && *no_map != '0';
+    /* Files are read, not mapped: every chunk of a mapped file costs a
+     * TLB flush on both cores when its pages are dropped, and on the
+     * virtual machines these tools run on that cost more than the copy
+     * (docs/internals.md, "Mapped files"). CULPRIT_MMAP=1 maps them, to
+     * compare the two. */
+    const char *map = getenv("CULPRIT_MMAP");
+    ro.no_map = !(map && *map && *map != '0');
     cp_reader_cb cb = {on_begin, on_chunk, on_end, on_warn, on_special, on_whole, on_chunk_swap,
                        on_chunk_mapped};
     scan_ctx s = {ctx, NULL, cp_frset_new(), 0};

@@ -10,8 +10,9 @@
  * seconds is mapped (mapping.h) rather than read: its chunks are then
  * pointers into the mapping wherever the file's bytes already are what a
  * chunk must be, and copies otherwise. Either way the chunks, their line
- * numbers and the warnings are the same. CULPRIT_NO_MMAP=1 (culprit.c)
- * sets no_map below. If a mapped file shrinks while it is read, the run
+ * numbers and the warnings are the same. culprit itself sets no_map below
+ * unless CULPRIT_MMAP=1 (culprit.c: reading costs less where it was
+ * measured). If a mapped file shrinks while it is read, the run
  * ends with a message naming it and status 2 (mapping.h).
  *
  * Bad input never stops the run: a binary file, an unreadable file, a

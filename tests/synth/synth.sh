@@ -6,10 +6,12 @@
 # counted against the truth too, with floors (SYNTH_OWNER_MIN,
 # SYNTH_PHASE_MIN): some of the generator's labels need what a log does
 # not say (the phase of a NCCL error with no traceback), so they are not
-# all required, but none that matches may be lost. The logs are dated back
-# an hour, so that the threaded scan maps the larger files (the reader maps
-# only files left alone for a few seconds) while the serial one reads them
-# all. Usage: synth.sh [RANKS] [SIZE]
+# all required, but none that matches may be lost. culprit reads files by
+# default: the threaded scan runs twice, reading and mapping
+# (CULPRIT_MMAP=1), and both must agree with the serial one, which reads.
+# The logs are dated back an hour, so that the mapping run maps the larger
+# files (the reader maps only files left alone for a few seconds).
+# Usage: synth.sh [RANKS] [SIZE]
 set -uo pipefail
 src=${CULPRIT_SOURCE:?}
 bin=${CULPRIT_BIN:?}
@@ -36,12 +38,19 @@ for fault in $faults; do
         total=$((total+1))
         find "$out" -type f -exec touch -d '1 hour ago' {} +
         "$bin" diagnose --json --quiet "$out" > "$out.json" 2>/dev/null
+        CULPRIT_MMAP=1 "$bin" diagnose --json --quiet "$out" > "$out.mapped.json" 2>/dev/null
         # one worker, no thinning, no mapping: the line-by-line pass must agree exactly
-        CULPRIT_THREADS=1 CULPRIT_NO_THIN=1 CULPRIT_NO_MMAP=1 "$bin" diagnose --json --quiet "$out" \
+        CULPRIT_THREADS=1 CULPRIT_NO_THIN=1 "$bin" diagnose --json --quiet "$out" \
             > "$out.serial.json" 2>/dev/null
-        if ! cmp -s "$out.json" "$out.serial.json"; then
-            echo "FAIL $fault/$layout: the threaded, thinned scan differs from the serial one"
-            diff "$out.serial.json" "$out.json" | head -20
+        differs=
+        for way in json mapped.json; do
+            if ! cmp -s "$out.$way" "$out.serial.json"; then
+                echo "FAIL $fault/$layout: the threaded, thinned scan ($way) differs from the serial one"
+                diff "$out.serial.json" "$out.$way" | head -20
+                differs=1
+            fi
+        done
+        if [ -n "$differs" ]; then
             fail=$((fail+1))
             continue
         fi
