@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "opt.h"
+#include "pretouch.h"
 #include "progress.h"
 
 enum { O_HELP, O_JSON, O_MARKDOWN, O_TEXT, O_RULES, O_RULES_DIR, O_COLOR, O_NO_COLOR, O_QUIET, O_MAX_LINE,
@@ -61,6 +62,7 @@ static culprit_format format_of(const cli_args *a)
 
 static int run(const cli_args *a)
 {
+    cli_pretouch(a->positional, a->n_positional);
     culprit_ctx *ctx = cli_load_context(a->values[O_RULES], a->count[O_RULES], cli_value(a, O_RULES_DIR));
     if (!ctx)
         return EXIT_USAGE;

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "opt.h"
+#include "pretouch.h"
 #include "progress.h"
 
 enum { O_HELP, O_SUMMARY, O_RULES, O_RULES_DIR, O_QUIET, O_MAX_LINE };
@@ -33,6 +34,7 @@ static void warn_stderr(void *user, const char *path, const char *message)
 
 static int run(const cli_args *a)
 {
+    cli_pretouch(a->positional, a->n_positional);
     culprit_ctx *ctx = cli_load_context(a->values[O_RULES], a->count[O_RULES], cli_value(a, O_RULES_DIR));
     if (!ctx)
         return EXIT_USAGE;

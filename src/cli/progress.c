@@ -1,41 +1,19 @@
 /* progress.c - see progress.h. */
 #include "progress.h"
 
-#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "inputs.h"
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static unsigned long long walk_total;
-
-static int add_file(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)path;
-    (void)f;
-    if (flag == FTW_F && S_ISREG(st->st_mode))
-        walk_total += (unsigned long long)st->st_size;
-    return 0;
-}
-
-/* Bytes the inputs hold on disk; 0 when stdin is among them. */
-static unsigned long long total_of(const char *const *paths, size_t n)
-{
-    walk_total = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(paths[i], "-") == 0)
-            return 0;
-        nftw(paths[i], add_file, 16, FTW_PHYS);
-    }
-    return walk_total;
 }
 
 static void draw(void *user, unsigned long long bytes)
@@ -66,7 +44,7 @@ void cli_progress_start(cli_progress *p, culprit_ctx *ctx, const char *const *pa
         return;
     p->on = true;
     p->start = now();
-    p->total = total_of(paths, n);
+    p->total = cli_input_bytes(paths, n, ULLONG_MAX);
     culprit_ctx_set_progress(ctx, draw, p);
 }
 
