@@ -38,7 +38,8 @@ unsigned long long cli_input_bytes(const char *const *paths, size_t n, unsigned 
             walk_total += (unsigned long long)st.st_size;
             continue;
         }
-        if (nftw(paths[i], add_file, 16, FTW_PHYS) < 0 && walk_entries > WALK_MAX_ENTRIES)
+        nftw(paths[i], add_file, 16, FTW_PHYS);
+        if (walk_entries > WALK_MAX_ENTRIES)
             return 0;
     }
     return walk_total;
