@@ -23,8 +23,16 @@ enum {
     PRETOUCH_MAX = 32 << 20,
     /* buffers below this come from the (pretouched) heap; the reader's
      * and the pipeline's chunk buffers are 4 MiB and a bit */
-    HEAP_MAX_BLOCK = PRETOUCH_MAX + (1 << 20)
+    HEAP_MAX_BLOCK = PRETOUCH_MAX + (1 << 20),
+    /* the size of a transparent huge page on x86-64 and most arm64
+     * kernels; on others the advice covers fewer whole pages, no harm */
+    HUGE_PAGE = 2 << 20
 };
+
+static uintptr_t align_up(uintptr_t p, uintptr_t to)
+{
+    return (p + to - 1) & ~(to - 1);
+}
 
 static size_t pretouch_bytes(unsigned long long input)
 {
@@ -47,11 +55,21 @@ void cli_pretouch(const char *const *paths, size_t n)
     mallopt(M_ARENA_MAX, 1);
     mallopt(M_MMAP_THRESHOLD, HEAP_MAX_BLOCK);
     mallopt(M_TRIM_THRESHOLD, 2 * PRETOUCH_MAX);
-    char *block = malloc(bytes);
+    /* a huge page more, so that `bytes` of it lie on whole huge pages */
+    char *block = malloc(bytes + HUGE_PAGE);
     if (!block)
         return;
-    uintptr_t from = ((uintptr_t)block + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-    uintptr_t to = ((uintptr_t)block + bytes) & ~((uintptr_t)page - 1);
+    uintptr_t from = align_up((uintptr_t)block, (uintptr_t)page);
+    uintptr_t huge = align_up((uintptr_t)block, HUGE_PAGE);
+    uintptr_t to = ((uintptr_t)block + bytes + HUGE_PAGE) & ~((uintptr_t)page - 1);
+    /* huge pages first, so that the populate below fills them: without
+     * THP (or with it off) the advice fails and 4 KiB pages are filled */
+#ifdef MADV_HUGEPAGE
+    if (to > huge)
+        (void)madvise((void *)huge, to - huge, MADV_HUGEPAGE);
+#else
+    (void)huge;
+#endif
     if (to > from)
         (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);   /* EINVAL before Linux 5.14: no harm */
     free(block);   /* back to the heap's top, where the next allocations find it */
