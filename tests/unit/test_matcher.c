@@ -704,6 +704,32 @@ static void test_bad_if_frame_expression(void **state)
     cp_catalog_free(&cat);
 }
 
+/* A rule with a `scan` has its `match` compiled only when a line first
+ * needs it, but a bad one is still named when the matcher is made. */
+static void test_bad_scan_confirmation(void **state)
+{
+    (void)state;
+    cp_catalog cat;
+    cp_matcher *m = NULL;
+    char err[512] = "";
+    char want[PATH_MAX + 64];
+
+    cp_catalog_init(&cat);
+    write_rules("[rule ok.one]\nrole = context\nmatch = fine\ntest = fine\n"
+                "[rule bad.confirm]\n" /* 5 */
+                "role = context\n"
+                "match = step (?<n>\\d+\n"   /* the group is never closed */
+                "scan = step \\d\n"
+                "test = step 3\n");
+    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
+    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), -1);
+    assert_null(m);
+    snprintf(want, sizeof want, "%s:5: rule 'bad.confirm'", rules_path);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fail_msg("got \"%s\", want a message starting \"%s\"", err, want);
+    cp_catalog_free(&cat);
+}
+
 static void test_empty_catalog(void **state)
 {
     (void)state;
@@ -949,6 +975,7 @@ int main(void)
         cmocka_unit_test(test_scan_form),
         cmocka_unit_test(test_trailing_repeat_hits_once),
         cmocka_unit_test(test_bad_if_frame_expression),
+        cmocka_unit_test(test_bad_scan_confirmation),
         cmocka_unit_test(test_empty_catalog),
         cmocka_unit_test(test_library_rule_reads_paths_not_lines),
         cmocka_unit_test(test_real_catalog_hits_its_tests),
