@@ -488,8 +488,11 @@ void rd_read_file(run *r, const char *path)
     struct stat st;
     char e[128];
     /* O_NONBLOCK: should the file turn into a FIFO between stat and open,
-     * open must not wait for a writer. */
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+     * open must not wait for a writer. A folder's walk may have opened it
+     * already, with the same flags (rd_prefetch_open). */
+    int fd = r->handed_fd >= 0 ? r->handed_fd : open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+
+    r->handed_fd = -1;
 
     if (fd < 0) {
         rd_fail(r, path, "%s", rd_errtext(errno, e, sizeof e));
@@ -548,7 +551,21 @@ static cp_reader_opts sane_opts(const cp_reader_opts *in)
     return o;
 }
 
-static void read_path(run *r, const char *path)
+/* Arguments that name regular files are opened ahead of their turn, as a
+ * folder's files are (rd_ahead): `culprit diagnose logs/rank*` read for
+ * the first time has the next files in flight while one is scanned. */
+static void open_args_ahead(run *r, const char *const *paths, size_t n, rd_ahead *a, size_t to)
+{
+    struct stat st;
+    for (; a->next < n && a->next <= to && rd_ahead_room(r); a->next++) {
+        const char *p = paths[a->next];
+        if (strcmp(p, "-") != 0 && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+            rd_ahead_put(r, a, a->next, p);
+    }
+}
+
+/* Argument i, `path`. */
+static void read_path(run *r, const char *path, rd_ahead *a, size_t i)
 {
     const size_t len = strlen(path);
 
@@ -558,10 +575,11 @@ static void read_path(run *r, const char *path)
     }
     if (len == 0 || len >= sizeof r->path) {
         rd_fail(r, path, len ? "path too long, skipped" : "empty path, skipped");
+        rd_ahead_drop(r, a, i);
         return;
     }
     memcpy(r->path, path, len + 1);
-    rd_visit(r, len);
+    rd_ahead_visit(r, a, i, len);
 }
 
 int cp_reader_run(const char *const *paths, size_t n_paths,
@@ -577,6 +595,8 @@ int cp_reader_run(const char *const *paths, size_t n_paths,
     r->cb = cb;
     r->user = user;
     r->chunk_now = r->o.first_chunk;
+    r->handed_fd = -1;
+    r->ahead_max = rd_ahead_max();
     r->cap = r->o.chunk_size + r->o.max_line + 2;
     if (r->cap < HEAD_SIZE + 1)
         r->cap = HEAD_SIZE + 1;
@@ -585,8 +605,12 @@ int cp_reader_run(const char *const *paths, size_t n_paths,
         rd_fail(r, n_paths ? paths[0] : "-", "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < n_paths; i++)
-        read_path(r, paths[i]);
+    rd_ahead ahead;
+    rd_ahead_init(&ahead);
+    for (size_t i = 0; i < n_paths; i++) {
+        open_args_ahead(r, paths, n_paths, &ahead, i + RD_AHEAD);
+        read_path(r, paths[i], &ahead, i);
+    }
     result = r->delivered == 0 && r->failed > 0 ? -1 : r->delivered;
 done:
     if (r) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
 {
@@ -63,11 +64,19 @@ typedef struct listing {
     char *names;         /* NUL-terminated names, back to back */
     size_t used, size;
     size_t *off;
+    unsigned char *type; /* each entry's d_type (DT_UNKNOWN where the file
+                            system does not say) */
     size_t n, n_cap;
     bool cut;
 } listing;
 
-static int listing_add(listing *l, const char *name)
+/* An entry, to sort by name with its type. */
+typedef struct entry {
+    const char *name;
+    unsigned char type;
+} entry;
+
+static int listing_add(listing *l, const char *name, unsigned char type)
 {
     const size_t len = strlen(name) + 1;
 
@@ -81,6 +90,10 @@ static int listing_add(listing *l, const char *name)
         if (!off)
             return -1;
         l->off = off;
+        unsigned char *type_of = realloc(l->type, cap * sizeof *type_of);
+        if (!type_of)
+            return -1;
+        l->type = type_of;
         l->n_cap = cap;
     }
     if (l->used + len > l->size) {
@@ -95,6 +108,7 @@ static int listing_add(listing *l, const char *name)
         l->size = size;
     }
     memcpy(l->names + l->used, name, len);
+    l->type[l->n] = type;
     l->off[l->n++] = l->used;
     l->used += len;
     return 0;
@@ -116,7 +130,7 @@ static int list_dir(run *r, listing *l)
     for (errno = 0; (ent = readdir(dir)) != NULL; errno = 0) {
         if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
             continue;
-        if (listing_add(l, ent->d_name) != 0) {
+        if (listing_add(l, ent->d_name, ent->d_type) != 0) {
             rd_fail(r, r->path, "out of memory listing the folder");
             rc = -1;
             break;
@@ -134,13 +148,30 @@ static int list_dir(run *r, listing *l)
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp(((const entry *)a)->name, ((const entry *)b)->name);
+}
+
+/* Regular files the walk reaches after the one it reads are opened ahead
+ * (rd_ahead): a folder of rank logs read for the first time has its
+ * next files in flight while one is scanned. Entries up to `to` are
+ * considered; the folder's path is r->path[0, len). */
+static void open_ahead(run *r, size_t len, bool slash, const entry *sorted, size_t n, rd_ahead *a, size_t to)
+{
+    char path[PATH_MAX];
+    for (; a->next < n && a->next <= to && rd_ahead_room(r); a->next++) {
+        const entry *e = &sorted[a->next];
+        if (e->type != DT_REG)
+            continue;   /* DT_UNKNOWN too: only what is known to be a file */
+        int w = snprintf(path, sizeof path, "%.*s%s%s", (int)len, r->path, slash ? "" : "/", e->name);
+        if (w > 0 && (size_t)w < sizeof path)
+            rd_ahead_put(r, a, a->next, path);
+    }
 }
 
 static void walk_dir(run *r, size_t len, const struct stat *st)
 {
     listing l = { 0 };
-    const char **sorted = NULL;
+    entry *sorted = NULL;
     const bool slash = len > 0 && r->path[len - 1] == '/';
     int added = seen_add(&r->seen, st->st_dev, st->st_ino);
 
@@ -159,23 +190,28 @@ static void walk_dir(run *r, size_t len, const struct stat *st)
         goto done;
     }
     for (size_t i = 0; i < l.n; i++)
-        sorted[i] = l.names + l.off[i];
+        sorted[i] = (entry){l.names + l.off[i], l.type[i]};
     qsort(sorted, l.n, sizeof *sorted, by_name);
+    rd_ahead ahead;
+    rd_ahead_init(&ahead);
     for (size_t i = 0; i < l.n; i++) {
         const size_t at = slash ? len : len + 1;
-        const size_t name_len = strlen(sorted[i]);
+        const size_t name_len = strlen(sorted[i].name);
+        open_ahead(r, len, slash, sorted, l.n, &ahead, i + RD_AHEAD);
         if (at + name_len >= sizeof r->path) {
-            rd_fail(r, r->path, "path of \"%s\" too long, skipped", sorted[i]);
+            rd_fail(r, r->path, "path of \"%s\" too long, skipped", sorted[i].name);
+            rd_ahead_drop(r, &ahead, i);
             continue;
         }
         r->path[len] = '/';
-        memcpy(r->path + at, sorted[i], name_len + 1);
-        rd_visit(r, at + name_len);
+        memcpy(r->path + at, sorted[i].name, name_len + 1);
+        rd_ahead_visit(r, &ahead, i, at + name_len);
         r->path[len] = '\0';
     }
 done:
     free(sorted);
     free(l.off);
+    free(l.type);
     free(l.names);
 }
 

@@ -99,6 +99,10 @@ struct run {
     int next_index;
     int delivered;       /* streams that delivered text */
     int failed;          /* inputs that could not be read */
+    int handed_fd;       /* r->path opened ahead (rd_prefetch_open) for
+                            rd_read_file to take; -1: none */
+    int open_ahead;      /* descriptors opened ahead, not yet taken */
+    int ahead_max;       /* and how many may be (rd_ahead_max) */
     char path[PATH_MAX];
 };
 
@@ -137,6 +141,39 @@ const char *rd_errtext(int err, char *buf, size_t n);
 ssize_t rd_src_read(source *s, char *buf, size_t n);
 /* A stream: sniffed, then pumped as text, opened as an archive, or skipped. */
 void rd_read_stream(run *r, source *src, const char *path, int depth);
+/* reader_prefetch.c: opens a regular file the reader reaches soon (as
+ * rd_read_file would) and asks the kernel to start reading its head.
+ * Returns the descriptor, for r->handed_fd when the file's turn comes, or
+ * -1: a file that cannot be opened is left to the read that reports it. */
+int rd_prefetch_open(const char *path);
+
+/* Inputs opened ahead, by their index in a list the reader goes through
+ * in order (a folder's sorted entries, the arguments): entry i is opened
+ * when the reader is at most RD_AHEAD entries before it, and handed to
+ * rd_read_file when its turn comes. RD_AHEAD_MAX_OPEN descriptors at
+ * most are open ahead in the whole run (fewer under a low limit:
+ * rd_ahead_max), so that a deep tree of folders, each with its own list,
+ * cannot run the reader out of them. */
+enum { RD_AHEAD = 8, RD_AHEAD_RING = RD_AHEAD + 1, RD_AHEAD_MAX_OPEN = 64 };
+
+typedef struct rd_ahead {
+    int fd[RD_AHEAD_RING];   /* by index mod RD_AHEAD_RING; -1: none */
+    size_t next;             /* the next index to consider opening */
+} rd_ahead;
+
+void rd_ahead_init(rd_ahead *a);
+/* How many descriptors a run may open ahead: RD_AHEAD_MAX_OPEN, or a
+ * quarter of the process's limit when that is less. */
+int rd_ahead_max(void);
+/* Whether another descriptor may be opened ahead. */
+bool rd_ahead_room(const run *r);
+/* Opens the regular file `path`, entry i, ahead. */
+void rd_ahead_put(run *r, rd_ahead *a, size_t i, const char *path);
+/* rd_visit(r, len) for entry i (its path in r->path), with the
+ * descriptor opened ahead for it, closed if rd_visit did not take it. */
+void rd_ahead_visit(run *r, rd_ahead *a, size_t i, size_t len);
+/* Closes what was opened ahead for entry i, which is not read. */
+void rd_ahead_drop(run *r, rd_ahead *a, size_t i);
 /* A file named in the arguments or found in a folder. */
 void rd_read_file(run *r, const char *path);
 

@@ -13,6 +13,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -61,6 +63,7 @@ typedef struct rec {
     uint64_t next_line, total;
     int chunks, stream_chunks;
     int skip_index;              /* begin() refuses this index */
+    const char *remove_on_begin; /* begin() removes this file (once) */
     int stop_after;              /* chunk() stops a stream after this many */
     bool swap;                   /* take chunks through chunk_swap */
     int swaps;                   /* chunks taken so */
@@ -119,6 +122,10 @@ static int on_begin(void *user, const cp_stream_info *info)
 
     if (info->index == r->skip_index)
         return 1;
+    if (r->remove_on_begin) {
+        assert_int_equal(unlink(r->remove_on_begin), 0);
+        r->remove_on_begin = NULL;
+    }
     r->begun++;
     if (r->n < MAX_STREAMS) {
         s = &r->s[r->n++];
@@ -756,6 +763,125 @@ static void test_many_files(void **state)
         snprintf(name, sizeof name, "many/f%06d.log", i);
         assert_string_equal(r->s[i].path, at(name));
     }
+    rec_free(r);
+}
+
+/* ---- files opened ahead -------------------------------------------------- */
+
+/* The process's open descriptors (/proc/self/fd, less the listing's own). */
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n - 3;   /* ".", "..", and the listing's */
+}
+
+/* A folder of many files and sub-folders (each file opened ahead of its
+ * turn): every file read once, in order, and no descriptor left open. */
+static void test_ahead_no_leak(void **state)
+{
+    rec *r = rec_new();
+    char name[64];
+    const int before = open_fds();
+
+    (void)state;
+    make_dir("ahead");
+    for (int d = 0; d < 3; d++) {
+        snprintf(name, sizeof name, "ahead/n%d", d);
+        make_dir(name);
+        for (int i = 0; i < 12; i++) {
+            snprintf(name, sizeof name, "ahead/n%d/rank_%02d.log", d, i);
+            write_str(name, "step 1\n");
+        }
+    }
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof name, "ahead/top_%02d.log", i);
+        write_str(name, "top\n");
+    }
+    assert_int_equal(run_one(r, NULL, at("ahead")), 56);
+    assert_int_equal(r->n, 56);
+    assert_string_equal(r->s[0].path, at("ahead/n0/rank_00.log"));
+    assert_string_equal(r->s[13].path, at("ahead/n1/rank_01.log"));
+    assert_string_equal(r->s[55].path, at("ahead/top_19.log"));
+    assert_int_equal(open_fds(), before);
+    rec_free(r);
+}
+
+/* Under a low descriptor limit, opening ahead leaves the reader the
+ * descriptors it needs: every file is still read. */
+static void test_ahead_low_fd_limit(void **state)
+{
+    rec *r = rec_new();
+    struct rlimit old, low;
+    char name[64];
+
+    (void)state;
+    make_dir("few");
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "few/f%02d.log", i);
+        write_str(name, "x\n");
+    }
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low = old;
+    low.rlim_cur = (rlim_t)open_fds() + 6;   /* a few more than are open now */
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    int got = run_one(r, NULL, at("few"));
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    assert_int_equal(got, 40);
+    assert_int_equal(r->n, 40);
+    assert_int_equal(r->n_warn, 0);
+    rec_free(r);
+}
+
+/* Arguments naming files are opened ahead too; a FIFO among them is not
+ * (opening it could wait for a writer). */
+static void test_ahead_arguments(void **state)
+{
+    rec *r = rec_new();
+    const int before = open_fds();
+
+    (void)state;
+    write_str("arg1.log", "one\n");
+    write_str("arg2.log", "two\n");
+    write_str("arg3.log", "three\n");
+    assert_int_equal(mkfifo(at("arg.fifo"), 0644), 0);
+    assert_int_equal(run_paths(r, NULL, 5, at("arg1.log"), at("arg.fifo"), at("arg2.log"), "-nonexistent-",
+                               at("arg3.log")), 3);
+    assert_int_equal(r->n, 3);
+    assert_stream(r, 0, at("arg1.log"), "one\n");
+    assert_stream(r, 1, at("arg2.log"), "two\n");
+    assert_stream(r, 2, at("arg3.log"), "three\n");
+    assert_non_null(find_warning(r, at("arg.fifo"), "FIFO"));
+    assert_non_null(find_warning(r, "-nonexistent-", "No such file"));
+    assert_int_equal(open_fds(), before);
+    rec_free(r);
+}
+
+/* A file removed after it was opened ahead and before its turn is
+ * reported as gone (the walk looks at it again first), and the
+ * descriptor opened for it is closed. */
+static void test_ahead_file_removed(void **state)
+{
+    rec *r = rec_new();
+    const int before = open_fds();
+
+    (void)state;
+    make_dir("gone");
+    write_str("gone/a.log", "a\n");
+    write_str("gone/b.log", "b\n");
+    write_str("gone/c.log", "c\n");
+    r->remove_on_begin = at("gone/b.log");   /* while a.log is read */
+    assert_int_equal(run_one(r, NULL, at("gone")), 2);
+    assert_int_equal(r->n, 2);
+    assert_stream(r, 0, at("gone/a.log"), "a\n");
+    assert_stream(r, 1, at("gone/c.log"), "c\n");
+    assert_non_null(find_warning(r, at("gone/b.log"), "No such file"));
+    assert_int_equal(open_fds(), before);
     rec_free(r);
 }
 
@@ -1550,6 +1676,10 @@ int main(int argc, char **argv)
         T(test_symlink_loops),
         T(test_folder_order),
         T(test_many_files),
+        T(test_ahead_no_leak),
+        T(test_ahead_low_fd_limit),
+        T(test_ahead_arguments),
+        T(test_ahead_file_removed),
         T(test_tar_gz_members),
         T(test_zip_members),
         T(test_torch_checkpoint),
