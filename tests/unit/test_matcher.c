@@ -680,28 +680,35 @@ static void test_trailing_repeat_hits_once(void **state)
     cp_catalog_free(&cat);
 }
 
-static void test_bad_if_frame_expression(void **state)
+/* The matcher refuses `rules`, naming the rule at line `line` with `id`. */
+static void assert_matcher_refuses(const char *rules, int line, const char *id)
 {
-    (void)state;
     cp_catalog cat;
     cp_matcher *m = NULL;
     char err[512] = "";
     char want[PATH_MAX + 64];
 
     cp_catalog_init(&cat);
-    write_rules("[rule ok.one]\nrole = context\nmatch = fine\ntest = fine\n"
-                "[rule bad.frame]\n" /* 5 */
-                "role = context\n"
-                "match = fine too\n"
-                "if_frame = (unclosed\n"
-                "test = fine too\n");
+    write_rules(rules);
     assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
     assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), -1);
     assert_null(m);
-    snprintf(want, sizeof want, "%s:5: rule 'bad.frame'", rules_path);
+    snprintf(want, sizeof want, "%s:%d: rule '%s'", rules_path, line, id);
     if (strncmp(err, want, strlen(want)) != 0)
         fail_msg("got \"%s\", want a message starting \"%s\"", err, want);
     cp_catalog_free(&cat);
+}
+
+static void test_bad_if_frame_expression(void **state)
+{
+    (void)state;
+    assert_matcher_refuses("[rule ok.one]\nrole = context\nmatch = fine\ntest = fine\n"
+                           "[rule bad.frame]\n" /* 5 */
+                           "role = context\n"
+                           "match = fine too\n"
+                           "if_frame = (unclosed\n"
+                           "test = fine too\n",
+                           5, "bad.frame");
 }
 
 /* A rule with a `scan` has its `match` compiled only when a line first
@@ -709,25 +716,13 @@ static void test_bad_if_frame_expression(void **state)
 static void test_bad_scan_confirmation(void **state)
 {
     (void)state;
-    cp_catalog cat;
-    cp_matcher *m = NULL;
-    char err[512] = "";
-    char want[PATH_MAX + 64];
-
-    cp_catalog_init(&cat);
-    write_rules("[rule ok.one]\nrole = context\nmatch = fine\ntest = fine\n"
-                "[rule bad.confirm]\n" /* 5 */
-                "role = context\n"
-                "match = step (?<n>\\d+\n"   /* the group is never closed */
-                "scan = step \\d\n"
-                "test = step 3\n");
-    assert_int_equal(cp_catalog_load_file(&cat, rules_path), 0);
-    assert_int_equal(cp_matcher_new(&m, &cat, err, sizeof err), -1);
-    assert_null(m);
-    snprintf(want, sizeof want, "%s:5: rule 'bad.confirm'", rules_path);
-    if (strncmp(err, want, strlen(want)) != 0)
-        fail_msg("got \"%s\", want a message starting \"%s\"", err, want);
-    cp_catalog_free(&cat);
+    assert_matcher_refuses("[rule ok.one]\nrole = context\nmatch = fine\ntest = fine\n"
+                           "[rule bad.confirm]\n" /* 5 */
+                           "role = context\n"
+                           "match = step (?<n>\\d+\n"   /* the group is never closed */
+                           "scan = step \\d\n"
+                           "test = step 3\n",
+                           5, "bad.confirm");
 }
 
 static void test_empty_catalog(void **state)
