@@ -488,8 +488,9 @@ void rd_read_file(run *r, const char *path)
     struct stat st;
     char e[128];
     /* O_NONBLOCK: should the file turn into a FIFO between stat and open,
-     * open must not wait for a writer. A folder's walk may have opened it
-     * already, with the same flags (rd_prefetch_open). */
+     * open must not wait for a writer. A folder's walk or the list of
+     * arguments may have opened it already, with the same flags
+     * (rd_prefetch_open). */
     int fd = r->handed_fd >= 0 ? r->handed_fd : open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 
     r->handed_fd = -1;

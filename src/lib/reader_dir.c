@@ -237,6 +237,11 @@ void rd_visit(run *r, size_t len)
         else
             rd_fail(r, r->path, "%s", rd_errtext(err, e, sizeof e));
     } else if (S_ISDIR(st.st_mode)) {
+        /* a file opened ahead that is a folder now: its descriptor goes
+         * before the walk hands out its own */
+        if (r->handed_fd >= 0)
+            close(r->handed_fd);
+        r->handed_fd = -1;
         walk_dir(r, len, &st);
     } else if (S_ISREG(st.st_mode)) {
         rd_read_file(r, r->path);

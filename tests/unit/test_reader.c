@@ -64,6 +64,7 @@ typedef struct rec {
     int chunks, stream_chunks;
     int skip_index;              /* begin() refuses this index */
     const char *remove_on_begin; /* begin() removes this file (once) */
+    void (*begin_hook)(void);    /* and then calls this (once) */
     int stop_after;              /* chunk() stops a stream after this many */
     bool swap;                   /* take chunks through chunk_swap */
     int swaps;                   /* chunks taken so */
@@ -125,6 +126,8 @@ static int on_begin(void *user, const cp_stream_info *info)
     if (r->remove_on_begin) {
         assert_int_equal(unlink(r->remove_on_begin), 0);
         r->remove_on_begin = NULL;
+        if (r->begin_hook)
+            r->begin_hook();
     }
     r->begun++;
     if (r->n < MAX_STREAMS) {
@@ -881,6 +884,35 @@ static void test_ahead_file_removed(void **state)
     assert_stream(r, 0, at("gone/a.log"), "a\n");
     assert_stream(r, 1, at("gone/c.log"), "c\n");
     assert_non_null(find_warning(r, at("gone/b.log"), "No such file"));
+    assert_int_equal(open_fds(), before);
+    rec_free(r);
+}
+
+/* What was the file gone/b.log becomes a folder with a log in it. */
+static void file_becomes_folder(void)
+{
+    make_dir("turned/b.log");
+    write_str("turned/b.log/inner.log", "inner\n");
+}
+
+/* A file opened ahead that is a folder by its turn: the folder is walked,
+ * and the descriptor opened for the file closed. */
+static void test_ahead_file_became_folder(void **state)
+{
+    rec *r = rec_new();
+    const int before = open_fds();
+
+    (void)state;
+    make_dir("turned");
+    write_str("turned/a.log", "a\n");
+    write_str("turned/b.log", "b\n");
+    write_str("turned/c.log", "c\n");
+    r->remove_on_begin = at("turned/b.log");   /* while a.log is read */
+    r->begin_hook = file_becomes_folder;
+    assert_int_equal(run_one(r, NULL, at("turned")), 3);
+    assert_stream(r, 0, at("turned/a.log"), "a\n");
+    assert_stream(r, 1, at("turned/b.log/inner.log"), "inner\n");
+    assert_stream(r, 2, at("turned/c.log"), "c\n");
     assert_int_equal(open_fds(), before);
     rec_free(r);
 }
@@ -1680,6 +1712,7 @@ int main(int argc, char **argv)
         T(test_ahead_low_fd_limit),
         T(test_ahead_arguments),
         T(test_ahead_file_removed),
+        T(test_ahead_file_became_folder),
         T(test_tar_gz_members),
         T(test_zip_members),
         T(test_torch_checkpoint),
