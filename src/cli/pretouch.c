@@ -62,8 +62,11 @@ void cli_pretouch(const char *const *paths, size_t n)
     uintptr_t from = align_up((uintptr_t)block, (uintptr_t)page);
     uintptr_t huge = align_up((uintptr_t)block, HUGE_PAGE);
     uintptr_t to = ((uintptr_t)block + bytes + HUGE_PAGE) & ~((uintptr_t)page - 1);
-    /* huge pages first, so that the populate below fills them: without
-     * THP (or with it off) the advice fails and 4 KiB pages are filled */
+    /* huge pages first, so that the populate below fills them. A kernel
+     * without THP refuses the advice, one with THP off ignores it: either
+     * way 4 KiB pages are filled. With THP's defrag at "madvise" a
+     * fragmented host may compact memory for these pages first, a bounded
+     * cost (32 MiB at most). */
 #ifdef MADV_HUGEPAGE
     if (to > huge)
         (void)madvise((void *)huge, to - huge, MADV_HUGEPAGE);
