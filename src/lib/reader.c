@@ -483,7 +483,7 @@ static bool read_mapped(run *r, cp_mapping *m, const char *path)
     return true;
 }
 
-void rd_read_file(run *r, const char *path)
+void rd_read_file(run *r, const char *path, int ahead)
 {
     struct stat st;
     char e[128];
@@ -491,9 +491,7 @@ void rd_read_file(run *r, const char *path)
      * open must not wait for a writer. A folder's walk or the list of
      * arguments may have opened it already, with the same flags
      * (rd_prefetch_open). */
-    int fd = r->handed_fd >= 0 ? r->handed_fd : open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-
-    r->handed_fd = -1;
+    int fd = ahead >= 0 ? ahead : open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 
     if (fd < 0) {
         rd_fail(r, path, "%s", rd_errtext(errno, e, sizeof e));
@@ -596,7 +594,6 @@ int cp_reader_run(const char *const *paths, size_t n_paths,
     r->cb = cb;
     r->user = user;
     r->chunk_now = r->o.first_chunk;
-    r->handed_fd = -1;
     r->ahead_max = rd_ahead_max();
     r->cap = r->o.chunk_size + r->o.max_line + 2;
     if (r->cap < HEAD_SIZE + 1)

@@ -222,8 +222,10 @@ static const char *special_kind(mode_t mode)
 }
 
 /* r->path holds a path of `len` bytes. Types are checked before anything is
- * opened: opening a FIFO would wait for a writer. */
-void rd_visit(run *r, size_t len)
+ * opened: opening a FIFO would wait for a writer. `ahead` is the path
+ * opened ahead (rd_ahead), or -1; it is read if the path is still a
+ * regular file, and closed otherwise. */
+void rd_visit(run *r, size_t len, int ahead)
 {
     struct stat st, lst;
     char e[128];
@@ -236,17 +238,14 @@ void rd_visit(run *r, size_t len)
             rd_fail(r, r->path, "broken symbolic link, skipped");
         else
             rd_fail(r, r->path, "%s", rd_errtext(err, e, sizeof e));
-    } else if (S_ISDIR(st.st_mode)) {
-        /* a file opened ahead that is a folder now: its descriptor goes
-         * before the walk hands out its own */
-        if (r->handed_fd >= 0)
-            close(r->handed_fd);
-        r->handed_fd = -1;
-        walk_dir(r, len, &st);
     } else if (S_ISREG(st.st_mode)) {
-        rd_read_file(r, r->path);
+        rd_read_file(r, r->path, ahead);
+        return;
+    } else if (S_ISDIR(st.st_mode)) {
+        walk_dir(r, len, &st);
     } else {
         rd_fail(r, r->path, "%s, skipped", special_kind(st.st_mode));
     }
+    if (ahead >= 0)   /* opened ahead, not a file to read any more */
+        close(ahead);
 }
-

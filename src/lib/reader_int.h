@@ -99,8 +99,6 @@ struct run {
     int next_index;
     int delivered;       /* streams that delivered text */
     int failed;          /* inputs that could not be read */
-    int handed_fd;       /* r->path opened ahead (rd_prefetch_open) for
-                            rd_read_file to take; -1: none */
     int open_ahead;      /* descriptors opened ahead, not yet taken */
     int ahead_max;       /* and how many may be (rd_ahead_max) */
     char path[PATH_MAX];
@@ -143,8 +141,8 @@ ssize_t rd_src_read(source *s, char *buf, size_t n);
 void rd_read_stream(run *r, source *src, const char *path, int depth);
 /* reader_prefetch.c: opens a regular file the reader reaches soon (as
  * rd_read_file would) and asks the kernel to start reading its head.
- * Returns the descriptor, for r->handed_fd when the file's turn comes, or
- * -1: a file that cannot be opened is left to the read that reports it. */
+ * Returns the descriptor, for rd_visit when the file's turn comes, or -1:
+ * a file that cannot be opened is left to the read that reports it. */
 int rd_prefetch_open(const char *path);
 
 /* Inputs opened ahead, by their index in a list the reader goes through
@@ -169,13 +167,14 @@ int rd_ahead_max(void);
 bool rd_ahead_room(const run *r);
 /* Opens the regular file `path`, entry i, ahead. */
 void rd_ahead_put(run *r, rd_ahead *a, size_t i, const char *path);
-/* rd_visit(r, len) for entry i (its path in r->path), with the
- * descriptor opened ahead for it, closed if rd_visit did not take it. */
+/* rd_visit for entry i (its path in r->path), with the descriptor opened
+ * ahead for it. */
 void rd_ahead_visit(run *r, rd_ahead *a, size_t i, size_t len);
 /* Closes what was opened ahead for entry i, which is not read. */
 void rd_ahead_drop(run *r, rd_ahead *a, size_t i);
-/* A file named in the arguments or found in a folder. */
-void rd_read_file(run *r, const char *path);
+/* A file named in the arguments or found in a folder; `ahead` is its
+ * descriptor if it was opened ahead (rd_ahead), else -1. Closes it. */
+void rd_read_file(run *r, const char *path, int ahead);
 
 /* reader_pump.c: a text stream, its first `len` bytes in r->buf; `size`
  * is the file's (0: unknown). */
@@ -188,7 +187,9 @@ size_t rd_chunk_cap(const run *r, uint64_t size);
 /* reader_archive.c: the archive whose first head_len bytes are in r->buf. */
 void rd_read_archive(run *r, source *src, const char *path, size_t head_len, int depth);
 
-/* reader_dir.c: the path in r->path[0, len), a file or a folder. */
-void rd_visit(run *r, size_t len);
+/* reader_dir.c: the path in r->path[0, len), a file or a folder; `ahead`
+ * is its descriptor if it was opened ahead (rd_ahead), else -1: read if
+ * the path is still a regular file, closed in any case. */
+void rd_visit(run *r, size_t len, int ahead);
 
 #endif

@@ -69,24 +69,24 @@ void rd_ahead_put(run *r, rd_ahead *a, size_t i, const char *path)
     r->open_ahead++;
 }
 
+/* Takes entry i's descriptor out of the ring; -1 when it has none. */
+static int take(run *r, rd_ahead *a, size_t i)
+{
+    int fd = a->fd[i % RD_AHEAD_RING];
+    a->fd[i % RD_AHEAD_RING] = -1;
+    if (fd >= 0)
+        r->open_ahead--;
+    return fd;
+}
+
 void rd_ahead_visit(run *r, rd_ahead *a, size_t i, size_t len)
 {
-    r->handed_fd = a->fd[i % RD_AHEAD_RING];
-    a->fd[i % RD_AHEAD_RING] = -1;
-    if (r->handed_fd >= 0)
-        r->open_ahead--;
-    rd_visit(r, len);
-    if (r->handed_fd >= 0)   /* not read: no longer a file, or it failed first */
-        close(r->handed_fd);
-    r->handed_fd = -1;
+    rd_visit(r, len, take(r, a, i));
 }
 
 void rd_ahead_drop(run *r, rd_ahead *a, size_t i)
 {
-    int fd = a->fd[i % RD_AHEAD_RING];
-    a->fd[i % RD_AHEAD_RING] = -1;
-    if (fd >= 0) {
-        r->open_ahead--;
+    int fd = take(r, a, i);
+    if (fd >= 0)
         close(fd);
-    }
 }
