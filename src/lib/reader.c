@@ -483,15 +483,19 @@ static bool read_mapped(run *r, cp_mapping *m, const char *path)
     return true;
 }
 
+int rd_open_file(const char *path)
+{
+    /* O_NONBLOCK: should the file turn into a FIFO between stat and open,
+     * open must not wait for a writer */
+    return open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+}
+
 void rd_read_file(run *r, const char *path, int ahead)
 {
     struct stat st;
     char e[128];
-    /* O_NONBLOCK: should the file turn into a FIFO between stat and open,
-     * open must not wait for a writer. A folder's walk or the list of
-     * arguments may have opened it already, with the same flags
-     * (rd_prefetch_open). */
-    int fd = ahead >= 0 ? ahead : open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    /* a folder's walk or the list of arguments may have opened it already */
+    int fd = ahead >= 0 ? ahead : rd_open_file(path);
 
     if (fd < 0) {
         rd_fail(r, path, "%s", rd_errtext(errno, e, sizeof e));

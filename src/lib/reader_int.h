@@ -172,6 +172,9 @@ void rd_ahead_put(run *r, rd_ahead *a, size_t i, const char *path);
 void rd_ahead_visit(run *r, rd_ahead *a, size_t i, size_t len);
 /* Closes what was opened ahead for entry i, which is not read. */
 void rd_ahead_drop(run *r, rd_ahead *a, size_t i);
+/* Opens an input file for reading, never waiting on a FIFO; -1 (errno)
+ * when it cannot be. */
+int rd_open_file(const char *path);
 /* A file named in the arguments or found in a folder; `ahead` is its
  * descriptor if it was opened ahead (rd_ahead), else -1. Closes it. */
 void rd_read_file(run *r, const char *path, int ahead);

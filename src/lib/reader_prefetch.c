@@ -16,7 +16,7 @@
  * pays one system call a file for this (1% or less, within the noise). */
 #include "reader_int.h"
 
-#include <fcntl.h>
+#include <fcntl.h>   /* posix_fadvise */
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -26,10 +26,8 @@ enum { PREFETCH_SPAN = 512 << 10 };
 
 int rd_prefetch_open(const char *path)
 {
-    /* the flags rd_read_file opens with: the descriptor is the one it
-     * reads. O_NONBLOCK: never wait on a file that is not what its type
-     * said when the folder was listed. */
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    /* opened as rd_read_file opens a file: the descriptor is the one it reads */
+    int fd = rd_open_file(path);
 #ifdef POSIX_FADV_WILLNEED
     if (fd >= 0)
         (void)posix_fadvise(fd, 0, PREFETCH_SPAN, POSIX_FADV_WILLNEED);
