@@ -37,6 +37,10 @@ struct cp_scanner {
     pcre2_match_data *md;      /* confirming `scan` hits on this thread */
 };
 
+typedef struct step_groups {
+    int step, loss;
+} step_groups;
+
 struct cp_matcher {
     const cp_catalog *cat;
     hs_database_t *db;
@@ -49,6 +53,11 @@ struct cp_matcher {
      * needs it first (pattern_code) */
     _Atomic(pcre2_code *) *pattern_re;
     atomic_bool *pattern_tried; /* pattern id -> compilation attempted */
+    /* pattern id -> its groups named "step" and "loss", looked up once when
+     * its code is stored (a PCRE2 error code where a name is absent or not
+     * unique): the step of a progress line is read for every writer in
+     * every chunk, and the name table's search cost a third of a read */
+    step_groups *groups;
     pthread_mutex_t *compile_lock;
     size_t *rule_first;        /* rule -> its first pattern id */
     size_t n_patterns;
@@ -302,6 +311,7 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     m->hs_rule = calloc(m->n_hs, sizeof *m->hs_rule);
     m->pattern_re = calloc(m->n_patterns + 1, sizeof *m->pattern_re);
     m->pattern_tried = calloc(m->n_patterns + 1, sizeof *m->pattern_tried);
+    m->groups = calloc(m->n_patterns + 1, sizeof *m->groups);
     for (size_t i = 0; m->pattern_re && m->pattern_tried && i <= m->n_patterns; i++) {
         atomic_init(&m->pattern_re[i], NULL);
         atomic_init(&m->pattern_tried[i], false);
@@ -318,8 +328,8 @@ int cp_matcher_new(cp_matcher **out, const cp_catalog *cat, char *error, size_t 
     m->frame_jit = calloc(cat->n_rules, sizeof *m->frame_jit);
     m->confirm = calloc(cat->n_rules, sizeof *m->confirm);
     m->md = pcre2_match_data_create(32, NULL);
-    if (!m->hs_rule || !m->confirm || !m->pattern_re || !m->pattern_tried || !m->compile_lock || !m->rule_first ||
-        !m->frame_re || !m->library || !m->frame_jit || !m->md || compile_hs(m, error, error_len) != 0 ||
+    if (!m->hs_rule || !m->confirm || !m->pattern_re || !m->pattern_tried || !m->groups || !m->compile_lock ||
+        !m->rule_first || !m->frame_re || !m->library || !m->frame_jit || !m->md || compile_hs(m, error, error_len) != 0 ||
         compile_pcre_parts(m, error, error_len) != 0 || compile_scan_confirmations(m, error, error_len) != 0) {
         cp_matcher_free(m);
         return -1;
@@ -351,6 +361,7 @@ void cp_matcher_free(cp_matcher *m)
     free(m->frame_jit);
     free(m->pattern_re);
     free(m->pattern_tried);
+    free(m->groups);
     if (m->compile_lock)
         pthread_mutex_destroy(m->compile_lock);
     free(m->compile_lock);
@@ -659,6 +670,16 @@ static void collect_named(pcre2_code *re, pcre2_match_data *md, const char *line
     }
 }
 
+/* Stores a pattern's code (NULL: none) and the groups cp_scanner_step
+ * reads from it; the caller then marks the pattern tried. */
+static void store_code(const cp_matcher *m, size_t pid, pcre2_code *re)
+{
+    step_groups *g = &m->groups[pid];
+    g->step = re ? pcre2_substring_number_from_name(re, (PCRE2_SPTR) "step") : PCRE2_ERROR_NOSUBSTRING;
+    g->loss = re ? pcre2_substring_number_from_name(re, (PCRE2_SPTR) "loss") : PCRE2_ERROR_NOSUBSTRING;
+    atomic_store_explicit(&m->pattern_re[pid], re, memory_order_relaxed);
+}
+
 /* PCRE2 code of a pattern that has named groups or confirms a `scan`,
  * compiled on first use (most never hit in a given run). Any thread may
  * ask: the first to need a code compiles it under the lock, and marks it
@@ -671,8 +692,7 @@ static pcre2_code *pattern_code(const cp_matcher *m, const cp_rule *r, size_t j,
     pthread_mutex_lock(m->compile_lock);
     if (!atomic_load_explicit(&m->pattern_tried[pid], memory_order_relaxed)) {
         if (has_named_group(r->match[j]) || r->n_scan)
-            atomic_store_explicit(&m->pattern_re[pid], compile_pcre(r->match[j], r->nocase, NULL, 0, r),
-                                  memory_order_relaxed);
+            store_code(m, pid, compile_pcre(r->match[j], r->nocase, NULL, 0, r));
         atomic_store_explicit(&m->pattern_tried[pid], true, memory_order_release);
     }
     pthread_mutex_unlock(m->compile_lock);
@@ -737,11 +757,10 @@ static bool capture_i64(const char *v, size_t n, int64_t *out)
     return cp_parse_i64(buf, out);
 }
 
-/* The value of the group named `name` in the last match, or NULL (the
- * length in *n). */
-static const char *named_group(pcre2_code *re, pcre2_match_data *md, const char *line, const char *name, size_t *n)
+/* The value of group `group` (a PCRE2 error code: none) in the last
+ * match, or NULL (the length in *n). */
+static const char *group_value(pcre2_match_data *md, const char *line, int group, size_t *n)
 {
-    int group = pcre2_substring_number_from_name(re, (PCRE2_SPTR)name);
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
     if (group < 0 || (uint32_t)group >= pcre2_get_ovector_count(md) || ov[2 * group] == PCRE2_UNSET)
         return NULL;
@@ -809,8 +828,8 @@ bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len
         pcre2_code *re = pattern_code(m, r, j, pid);
         if (!re || match_fast(re, line, len, sc->md) < 0)
             continue;
-        int group = pcre2_substring_number_from_name(re, (PCRE2_SPTR) "step");
-        if (group == PCRE2_ERROR_NOUNIQUESUBSTRING) {
+        const step_groups *g = &m->groups[pid];
+        if (g->step == PCRE2_ERROR_NOUNIQUESUBSTRING) {
             cp_captures caps;
             caps.n = 0;
             collect_named(re, sc->md, line, &caps);
@@ -823,12 +842,12 @@ bool cp_scanner_step(cp_scanner *sc, uint32_t rule, const char *line, size_t len
             continue;
         }
         size_t n;
-        const char *v = named_group(re, sc->md, line, "step", &n);
+        const char *v = group_value(sc->md, line, g->step, &n);
         if (!v)
             continue;
         const char *l;
         size_t ln;
-        if (loss && (l = named_group(re, sc->md, line, "loss", &ln)))
+        if (loss && (l = group_value(sc->md, line, g->loss, &ln)))
             *loss = cp_loss_parse(l, ln);
         return capture_i64(v, n, step);
     }
@@ -850,7 +869,7 @@ int cp_matcher_check_all(cp_matcher *m, char *error, size_t error_len)
                 pcre2_code *re = compile_pcre(r->match[j], r->nocase, error, error_len, r);
                 if (!re)
                     return -1;
-                m->pattern_re[pid] = re;
+                store_code(m, pid, re);
             }
             m->pattern_tried[pid] = true;
         }
