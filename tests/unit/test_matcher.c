@@ -917,6 +917,21 @@ static void test_real_catalog_tqdm_steps(void **state)
     const char *train = "[rank0] step 120. loss 2.01";
     assert_true(cp_scanner_step(sc, (uint32_t)at, train, strlen(train), &step, NULL));
     assert_int_equal(step, 120);
+    /* "global_step" counts (its "global_" a lookbehind), another word
+     * ending in "step" does not, and the first of the two forms wins */
+    cp_loss loss;
+    const char *global = "[1] global_step=7, preemption_count=0, train/loss=10.99";
+    assert_true(cp_scanner_step(sc, (uint32_t)at, global, strlen(global), &step, &loss));
+    assert_int_equal(step, 7);
+    const char *upper = "GLOBAL_STEP: 8 | loss: 2.5";
+    assert_true(cp_scanner_step(sc, (uint32_t)at, upper, strlen(upper), &step, &loss));
+    assert_int_equal(step, 8);
+    assert_true(loss.read && loss.value == 2.5f);
+    const char *other = "max_step: 500, warmup_step=20";
+    assert_false(cp_scanner_step(sc, (uint32_t)at, other, strlen(other), &step, NULL));
+    const char *both = "x_global_step 3 then global_step 4 then step 5";
+    assert_true(cp_scanner_step(sc, (uint32_t)at, both, strlen(both), &step, NULL));
+    assert_int_equal(step, 4);
     cp_matcher_free(m);
     cp_catalog_free(&cat);
 }
