@@ -556,6 +556,18 @@ static void test_loss_read(void **state)
     assert_true(LOSS_OF("step 9 loss n/a"));
     assert_false(loss.read);
 #undef LOSS_OF
+    /* within 22 digits of scale a value reads as strtod reads it (one
+     * rounding), beyond them within a float's precision */
+    static const char *const exact[] = {"2.2403", "1.700e-06", "0.000001", "3e22", "123456.789e-20",
+                                        "-7.5E+3", "9007199254740993"};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        cp_loss l = cp_loss_parse(exact[i], strlen(exact[i]));
+        assert_true(l.read);
+        assert_true(l.value == (float)strtod(exact[i], NULL));
+    }
+    cp_loss tiny = cp_loss_parse("1.5e-30", 7), huge = cp_loss_parse("2.5e30", 6);
+    assert_true(tiny.read && fabsf(tiny.value / 1.5e-30f - 1) < 1e-6f);
+    assert_true(huge.read && fabsf(huge.value / 2.5e30f - 1) < 1e-6f);
     cp_matcher_free(m);
     cp_catalog_free(&cat);
 }
