@@ -79,19 +79,41 @@ cpu_gb() { python3 -c "import sys; print(f'{float(sys.argv[2])/int(sys.argv[1])*
 mbps() { python3 -c "import sys; print(f'{int(sys.argv[1])/float(sys.argv[2])/1e6:.0f}')" "$1" "$2"; }
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[2])/float(sys.argv[1]):.2f}')" "$1" "$2"; }
 
+# "ROOM USED": CPU nanoseconds per line besides vectorscan's pass (its
+# floor, below, on one core). ROOM is what culprit could spend and still
+# finish in rg's wall time, its threads busy on every core all along;
+# USED is what it spends. "- -" without the floor.
+per_line() {
+    python3 - "$@" <<'PY'
+import sys
+bytes_, lines, cores, t_rg, cpu_c, floor = sys.argv[1:]
+if floor == "-" or int(lines) == 0:
+    print("- -")
+else:
+    scan = int(bytes_) / (float(floor) * 1e6)
+    room = (float(t_rg) * int(cores) - scan) / int(lines) * 1e9
+    used = (float(cpu_c) - scan) / int(lines) * 1e9
+    print(f"{room:.0f} {used:.0f}")
+PY
+}
+
 # vectorscan's pass alone with the same database, on one thread: the
 # floor of culprit's cost (bench/scan_floor.c, built next to culprit)
 floor_bin=$(dirname "$bin")/bench/scan-floor
 scan_floor() { if [ -x "$floor_bin" ]; then "$floor_bin" "$CULPRIT_RULES" "$@"; else echo -; fi; }
 
 echo "culprit: $bin ($(nproc) cores), $reps repetitions, medians; literals: $(wc -l < "$lits") (bench/literals.py)"
-printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s %9s\n' run MB culprit rg grep cat c/rg c/grep culprit rg RSS_MB scan/core
-printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s %9s\n' '' '' MB/s MB/s MB/s MB/s '' '' CPU_s/GB CPU_s/GB '' MB/s
+row='%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s %9s %8s %8s %8s\n'
+# shellcheck disable=SC2059
+printf "$row" run MB culprit rg grep cat c/rg c/grep culprit rg RSS_MB scan/core lines room used
+# shellcheck disable=SC2059
+printf "$row" '' '' MB/s MB/s MB/s MB/s '' '' CPU_s/GB CPU_s/GB '' MB/s M ns/line ns/line
 for s in $sets; do
     run=$(make_run "$s")
     files=()
     while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$run" -type f -name '*.log' -print0 | sort -z)
     bytes=$(cat "${files[@]}" | wc -c)
+    lines=$(cat "${files[@]}" | wc -l)
     cat "${files[@]}" > /dev/null   # warm the page cache
     read -r t_c cpu_c < <(median "$bin" diagnose --json --quiet "$run")
     read -r t_rg cpu_rg < <(median rg -c -F -f "$lits" "$run")
@@ -99,9 +121,12 @@ for s in $sets; do
     read -r t_cat _ < <(median sh -c 'cat "$@" > /dev/null' sh "${files[@]}")
     rss=$(rss_mb "$bin" diagnose --json --quiet "$run")
     floor=$(scan_floor "${files[@]}")
-    printf '%-22s %8s %9s %9s %9s %9s %8s %8s %9s %9s %7s %9s\n' "$(basename "$run")" $((bytes / 1000000)) \
+    read -r room used < <(per_line "$bytes" "$lines" "$(nproc)" "$t_rg" "$cpu_c" "$floor")
+    # shellcheck disable=SC2059
+    printf "$row" "$(basename "$run")" $((bytes / 1000000)) \
         "$(mbps "$bytes" "$t_c")" "$(mbps "$bytes" "$t_rg")" "$(mbps "$bytes" "$t_grep")" "$(mbps "$bytes" "$t_cat")" \
-        "$(ratio "$t_c" "$t_rg")" "$(ratio "$t_c" "$t_grep")" "$(cpu_gb "$bytes" "$cpu_c")" "$(cpu_gb "$bytes" "$cpu_rg")" "$rss" "$floor"
+        "$(ratio "$t_c" "$t_rg")" "$(ratio "$t_c" "$t_grep")" "$(cpu_gb "$bytes" "$cpu_c")" "$(cpu_gb "$bytes" "$cpu_rg")" "$rss" "$floor" \
+        "$(python3 -c "import sys; print(f'{int(sys.argv[1])/1e6:.2f}')" "$lines")" "$room" "$used"
 done
 
 # A 10 MB paste: one file, start-up included. The first run after clearing
