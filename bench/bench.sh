@@ -112,8 +112,7 @@ for s in $sets; do
     run=$(make_run "$s")
     files=()
     while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$run" -type f -name '*.log' -print0 | sort -z)
-    bytes=$(cat "${files[@]}" | wc -c)
-    lines=$(cat "${files[@]}" | wc -l)
+    read -r lines bytes < <(cat "${files[@]}" | wc -lc)
     cat "${files[@]}" > /dev/null   # warm the page cache
     read -r t_c cpu_c < <(median "$bin" diagnose --json --quiet "$run")
     read -r t_rg cpu_rg < <(median rg -c -F -f "$lits" "$run")
